@@ -1,0 +1,33 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ToolCallInfo } from './types.js';
+
+/** What a running call keeps in its own async context. */
+export interface CallFrame {
+  readonly call: ToolCallInfo;
+  /** The handler's signal: calls made inside this one are cancelled with it. */
+  readonly signal: AbortSignal;
+}
+
+const storage = new AsyncLocalStorage<CallFrame>();
+
+/** The innermost running call's frame, if any. */
+export function currentFrame(): CallFrame | undefined {
+  return storage.getStore();
+}
+
+/** Runs `fn` as the given call: everything it awaits sees this frame, parallel calls their own. */
+export function runInFrame<T>(frame: CallFrame, fn: () => T): T {
+  return storage.run(frame, fn);
+}
+
+/**
+ * The innermost tool call running in this async flow — in a handler, a hook, a guard, or any
+ * service they call — or `undefined` outside any call.
+ *
+ * @example
+ * const call = currentToolCall();
+ * if (call) logger.log(`inside ${call.name} (${call.source}), depth ${call.depth}`);
+ */
+export function currentToolCall(): ToolCallInfo | undefined {
+  return storage.getStore()?.call;
+}

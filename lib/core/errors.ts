@@ -1,0 +1,176 @@
+import { z } from 'zod';
+
+/**
+ * HTTP-like status for each error code the framework knows. Applications may use any other code;
+ * an unknown code defaults to status 500 unless the error says otherwise.
+ */
+export const TOOL_ERROR_STATUS = Object.freeze({
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  VALIDATION_ERROR: 400,
+  RATE_LIMITED: 429,
+  REQUEST_TIMEOUT: 408,
+  REQUEST_ABORTED: 499,
+  INTERNAL_SERVER_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  SERVICE_UNAVAILABLE: 503,
+  RECURSION_LIMIT: 508,
+} as const);
+
+/** A code the framework knows, or any string of the application's. */
+export type ToolErrorCode = keyof typeof TOOL_ERROR_STATUS | (string & {});
+
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
+
+/** Whether a status means "the same call may succeed later": exactly 408, 429, 502, 503 and 504. */
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.has(status);
+}
+
+/** Options of {@link ToolError}. */
+export interface ToolErrorOptions {
+  /** Public message; defaults to the code. */
+  message?: string;
+  /** Defaults from {@link TOOL_ERROR_STATUS}, else 500. */
+  status?: number;
+  /** Public, JSON-safe details. */
+  details?: Record<string, unknown>;
+  /** A hint for the caller (a model) on what to do next. */
+  hint?: string;
+  /** Defaults to `status` being 408, 429, 502, 503 or 504. */
+  retryable?: boolean;
+  /** Kept in-process only; never sent to a caller. */
+  cause?: unknown;
+}
+
+const BRAND = Symbol.for('toolwright.ToolError');
+
+/**
+ * The one error type of toolwright. Throw it from a handler, guard or hook to answer with a code
+ * the caller can act on; anything else thrown is scrubbed to `INTERNAL_SERVER_ERROR`.
+ *
+ * @example
+ * throw new ToolError('NOT_FOUND', { message: `No invoice ${input.id}`, hint: 'List invoices first' });
+ */
+export class ToolError extends Error {
+  readonly code: ToolErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly details?: Record<string, unknown>;
+  readonly hint?: string;
+
+  constructor(code: ToolErrorCode, options: ToolErrorOptions = {}) {
+    super(
+      options.message ?? code,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = 'ToolError';
+    this.code = code;
+    this.status =
+      options.status ?? (TOOL_ERROR_STATUS as Record<string, number | undefined>)[code] ?? 500;
+    this.retryable = options.retryable ?? isRetryableStatus(this.status);
+    if (options.details !== undefined) this.details = options.details;
+    if (options.hint !== undefined) this.hint = options.hint;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /**
+   * Recognises a `ToolError` by its brand, so errors from another copy of the package count too.
+   *
+   * @example
+   * if (ToolError.is(err) && err.code === 'NOT_FOUND') return null;
+   */
+  static is(value: unknown): value is ToolError {
+    return typeof value === 'object' && value !== null && (value as any)[BRAND] === true;
+  }
+}
+
+/**
+ * Maps a thrown value the core does not know (such as a Nest `HttpException`) to a `ToolError`.
+ * Return `undefined` to leave the value to the default rules.
+ */
+export type ErrorMapper = (error: unknown) => ToolError | undefined;
+
+/** At most this many issues are reported in `details.issues`. */
+export const MAX_REPORTED_ISSUES = 20;
+const MAX_SUMMARISED_ISSUES = 5;
+
+/** One validation problem, as callers see it. */
+export interface ValidationIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+function isZodError(value: unknown): value is z.core.$ZodError {
+  return (
+    value instanceof z.core.$ZodError ||
+    (value instanceof Error && value.name === 'ZodError' && Array.isArray((value as any).issues))
+  );
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(root)' : path.map(String).join('.');
+}
+
+function toIssues(error: z.core.$ZodError): ValidationIssue[] {
+  return error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
+    path: issuePath(issue.path),
+    code: issue.code,
+    message: issue.message,
+  }));
+}
+
+function summarise(label: string, error: z.core.$ZodError): string {
+  const lines = error.issues
+    .slice(0, MAX_SUMMARISED_ISSUES)
+    .map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
+  const more = error.issues.length - lines.length;
+  return `${label}: ${lines.join('; ')}${more > 0 ? `; …and ${more} more` : ''}`;
+}
+
+/** The `target` of a validation failure: what the runner was parsing. */
+export type ValidationTarget = 'input' | 'context';
+
+/**
+ * Builds the `VALIDATION_ERROR` for a failed parse of a call's input or context.
+ *
+ * @example
+ * const parsed = schema.safeParse(args);
+ * if (!parsed.success) throw validationError('input', parsed.error);
+ */
+export function validationError(target: ValidationTarget, error: z.core.$ZodError): ToolError {
+  return new ToolError('VALIDATION_ERROR', {
+    message: summarise(`Invalid ${target}`, error),
+    details: { target, issues: toIssues(error) },
+    cause: error,
+  });
+}
+
+/**
+ * Turns any thrown value into the `ToolError` a caller may see: a `ToolError` is kept, `mapError`
+ * may translate others, a `ZodError` becomes `VALIDATION_ERROR`, and anything else becomes
+ * `INTERNAL_SERVER_ERROR` with the message `"Internal server error"` (its text stays in-process).
+ *
+ * @example
+ * const err = normalizeError(new Error('db at 10.0.0.4 failed'));
+ * err.code; // 'INTERNAL_SERVER_ERROR'
+ */
+export function normalizeError(value: unknown, mapError?: ErrorMapper): ToolError {
+  if (ToolError.is(value)) return value;
+  if (mapError) {
+    const mapped = mapError(value);
+    if (mapped !== undefined) return mapped;
+  }
+  if (isZodError(value)) {
+    return new ToolError('VALIDATION_ERROR', {
+      message: summarise('Invalid value', value),
+      details: { issues: toIssues(value) },
+      cause: value,
+    });
+  }
+  return new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error', cause: value });
+}

@@ -1,0 +1,14 @@
+export * from './types.js';
+export * from './errors.js';
+export * from './result.js';
+export * from './naming.js';
+export * from './schema.js';
+export * from './runtime-tool.js';
+export * from './tool-class.js';
+export * from './factory.js';
+export * from './registry.js';
+export * from './hooks.js';
+export * from './manifest.js';
+export { currentToolCall } from './call-context.js';
+export type { CompiledTool, CallRequest, RunnerSettings } from './runner.js';
+export * from './invoker.js';

@@ -1,0 +1,224 @@
+import { ToolError, type ErrorMapper } from './errors.js';
+import {
+  composeHooks,
+  type ToolCallEvent,
+  type ToolGuard,
+  type ToolHooks,
+  type ToolLogger,
+} from './hooks.js';
+import { describeTool, type ToolDescriptor } from './manifest.js';
+import { unknownToolMessage } from './naming.js';
+import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
+import { toToolError, type ToolResult } from './result.js';
+import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
+import { assertToolSpec, type ToolCall } from './runtime-tool.js';
+import type { ClassTool } from './tool-class.js';
+import {
+  TOOL_TRANSPORTS,
+  type ToolContext,
+  type ToolLogLevel,
+  type ToolProgress,
+  type ToolSource,
+  type ToolTransport,
+} from './types.js';
+
+/** How a class tool runs: its handler and its guards, bound by whoever owns the instances. */
+export interface BoundClassTool {
+  readonly handler: (call: ToolCall<any, any>) => unknown;
+  readonly guards?: readonly ToolGuard[];
+}
+
+/** Binds class tools to instances. The Nest layer binds them to the container's instances. */
+export type ClassToolBinder = (tool: ClassTool) => BoundClassTool;
+
+/** Options of {@link createToolInvoker}. */
+export interface ToolInvokerOptions {
+  /** Observers of every call, in order. */
+  hooks?: ToolHooks | readonly ToolHooks[];
+  /** Guards for every call, before each tool's own. */
+  guards?: readonly ToolGuard[];
+  /** Nesting beyond this depth fails with `RECURSION_LIMIT`. Default 8. */
+  maxDepth?: number;
+  /** Maps thrown values the core does not know to a `ToolError`. */
+  mapError?: ErrorMapper;
+  /** Where swallowed hook failures are reported. Default `console`. */
+  logger?: ToolLogger;
+  /** The ambient context of the current request; the caller's explicit context is merged over it. */
+  resolveContext?: RunnerSettings['resolveContext'];
+  /** Called once per finished call, before the caller's promise settles. */
+  onCallFinished?: (event: ToolCallEvent) => void;
+  /** Binds class tools; by default each class is instantiated once with `new`. */
+  bind?: ClassToolBinder;
+}
+
+/** Options of one call. */
+export interface InvokeOptions {
+  /** Required: the exposure policy of this call. A tool not exposed here does not exist for it. */
+  transport: ToolTransport;
+  /** An audit tag; default `'internal'`. */
+  source?: ToolSource;
+  /** Merged over the context resolved from the current request, if any. */
+  context?: ToolContext;
+  /** Cancels the call: the result is `REQUEST_ABORTED` and the handler's signal fires. */
+  signal?: AbortSignal;
+  /** Receives the handler's `reportProgress` updates. */
+  onProgress?: (progress: ToolProgress) => unknown;
+  /** Receives the handler's `log` messages. */
+  onLog?: (level: ToolLogLevel, message: string, data?: unknown) => unknown;
+}
+
+/**
+ * Runs tools by name through the canonical runner.
+ *
+ * @example
+ * const result = await invoker.invoke('billing_get_invoice', { id: 'inv_1' }, { transport: 'AGENT' });
+ */
+export interface ToolInvoker {
+  /** Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects with `NOT_FOUND`. */
+  invoke<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<T>>;
+  /** Like `invoke`, but resolves to the data or rejects with the call's `ToolError`. */
+  invokeOrThrow<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<T>;
+  /** The names exposed on a transport: sorted, frozen, the same array on every call. */
+  names(transport: ToolTransport): readonly string[];
+  /** One frozen descriptor per tool exposed on a transport, in declaration order. */
+  manifest(transport: ToolTransport): readonly ToolDescriptor[];
+  /** The compiled tool behind a name on a transport, for surface adapters. */
+  find(name: string, transport: ToolTransport): CompiledTool | undefined;
+}
+
+interface Surface {
+  readonly byName: ReadonlyMap<string, CompiledTool>;
+  readonly names: readonly string[];
+  readonly manifest: readonly ToolDescriptor[];
+}
+
+function defaultBinder(): ClassToolBinder {
+  const instances = new Map<ClassTool['target'], any>();
+  const instantiate = (target: any) => {
+    if (!instances.has(target)) instances.set(target, new target());
+    return instances.get(target);
+  };
+  return (tool) => {
+    const instance = instantiate(tool.target);
+    return {
+      handler: (call) => instance[tool.methodName](call),
+      guards: tool.guards.map((guard) =>
+        typeof guard === 'function' ? instantiate(guard) : guard,
+      ),
+    };
+  };
+}
+
+function assertTransport(transport: unknown): asserts transport is ToolTransport {
+  if (!TOOL_TRANSPORTS.includes(transport as ToolTransport)) {
+    throw new TypeError(
+      `A call needs { transport } set to one of ${TOOL_TRANSPORTS.join(', ')}; got ${JSON.stringify(transport)}.`,
+    );
+  }
+}
+
+function compileTool(
+  definition: ToolDefinition,
+  guards: readonly ToolGuard[],
+  bind: ClassToolBinder,
+): CompiledTool {
+  assertToolSpec(definition);
+  const bound =
+    definition.kind === 'class' ? bind(definition) : { handler: definition.handler, guards: [] };
+  if (definition.kind === 'class' && typeof bound.handler !== 'function') {
+    throw new Error(`Tool "${definition.name}" (${definition.origin}) has no method to call.`);
+  }
+  return Object.freeze({
+    spec: definition,
+    descriptor: describeTool(definition),
+    handler: bound.handler,
+    guards: Object.freeze([...guards, ...(bound.guards ?? [])]),
+  });
+}
+
+/**
+ * Compiles tools once into an immutable name → tool map per transport and runs them through the
+ * canonical runner. Takes a registry builder, its `build()` result, or a list of runtime tools
+ * and tool classes.
+ *
+ * @example
+ * const invoker = createToolInvoker([pingTool], { hooks: { afterToolCall: (o) => log(o) } });
+ * await invoker.invoke('health_ping', {}, { transport: 'AGENT' }); // { ok: true, data: { pong: true } }
+ */
+export function createToolInvoker(
+  collection: ToolCollection,
+  options: ToolInvokerOptions = {},
+): ToolInvoker {
+  const maxDepth = options.maxDepth ?? 8;
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
+    throw new TypeError(`maxDepth must be a non-negative integer, got ${options.maxDepth}.`);
+  }
+  const definitions = resolveTools(collection);
+  const bind = options.bind ?? defaultBinder();
+  const globalGuards = Object.freeze([...(options.guards ?? [])]);
+  const compiled = definitions.map((definition) => compileTool(definition, globalGuards, bind));
+
+  const surfaces = new Map<ToolTransport, Surface>(
+    TOOL_TRANSPORTS.map((transport) => {
+      const exposed = compiled.filter((tool) => tool.spec.transports.includes(transport));
+      return [
+        transport,
+        Object.freeze({
+          byName: new Map(exposed.map((tool) => [tool.spec.name, tool])),
+          names: Object.freeze(exposed.map((tool) => tool.spec.name).sort()),
+          manifest: Object.freeze(exposed.map((tool) => tool.descriptor)),
+        }),
+      ];
+    }),
+  );
+  const surface = (transport: unknown): Surface => {
+    assertTransport(transport);
+    return surfaces.get(transport)!;
+  };
+
+  const settings: RunnerSettings = Object.freeze({
+    hooks: composeHooks(options.hooks),
+    maxDepth,
+    mapError: options.mapError,
+    logger: options.logger ?? console,
+    resolveContext: options.resolveContext,
+    onCallFinished: options.onCallFinished,
+  });
+
+  const invoke = async <T>(
+    name: string,
+    args: unknown,
+    invokeOptions: InvokeOptions,
+  ): Promise<ToolResult<T>> => {
+    const { byName, names } = surface(invokeOptions?.transport);
+    const tool = byName.get(name);
+    if (!tool) {
+      throw new ToolError('NOT_FOUND', {
+        message: unknownToolMessage(String(name), names),
+        details: { name: String(name), transport: invokeOptions.transport },
+      });
+    }
+    const request: CallRequest = {
+      transport: invokeOptions.transport,
+      source: invokeOptions.source ?? 'internal',
+      args,
+      context: invokeOptions.context,
+      signal: invokeOptions.signal,
+      onProgress: invokeOptions.onProgress,
+      onLog: invokeOptions.onLog,
+    };
+    return runTool(tool, request, settings) as Promise<ToolResult<T>>;
+  };
+
+  return Object.freeze({
+    invoke,
+    async invokeOrThrow<T>(name: string, args: unknown, invokeOptions: InvokeOptions): Promise<T> {
+      const result = await invoke<T>(name, args, invokeOptions);
+      if (result.ok) return result.data;
+      throw toToolError(result.error);
+    },
+    names: (transport: ToolTransport) => surface(transport).names,
+    manifest: (transport: ToolTransport) => surface(transport).manifest,
+    find: (name: string, transport: ToolTransport) => surface(transport).byName.get(name),
+  });
+}

@@ -1,0 +1,33 @@
+import type { ToolSpec } from './runtime-tool.js';
+import { toJsonSchema, type JsonSchema } from './schema.js';
+import type { ToolAnnotations, ToolIdentity, ToolTransport } from './types.js';
+
+/**
+ * A tool as clients and listings see it. Frozen; the JSON Schemas are computed once per schema.
+ *
+ * @example
+ * invoker.manifest('MCP').map((d) => d.name);
+ */
+export interface ToolDescriptor {
+  readonly name: string;
+  readonly description: string;
+  readonly identity: ToolIdentity;
+  readonly transports: readonly ToolTransport[];
+  readonly annotations: Readonly<ToolAnnotations>;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+}
+
+/** The frozen descriptor of a tool. */
+export function describeTool(spec: ToolSpec): ToolDescriptor {
+  const descriptor: ToolDescriptor = {
+    name: spec.name,
+    description: spec.description,
+    identity: spec.identity,
+    transports: spec.transports,
+    annotations: spec.annotations,
+    inputSchema: toJsonSchema(spec.input, 'input'),
+    ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output') }),
+  };
+  return Object.freeze(descriptor);
+}

@@ -1,0 +1,260 @@
+import type { Observable } from 'rxjs';
+import type { z } from 'zod';
+import { assertToolName, deriveToolName } from './naming.js';
+import { isObjectSchema, isZodSchema } from './schema.js';
+import {
+  DEFAULT_TRANSPORTS,
+  TOOL_METHODS,
+  TOOL_TRANSPORTS,
+  type ToolAnnotations,
+  type ToolCallInfo,
+  type ToolContext,
+  type ToolIdentity,
+  type ToolLog,
+  type ToolMethod,
+  type ToolProgress,
+  type ToolTransport,
+} from './types.js';
+
+/** The only input schema a tool may have: a Zod object. */
+export type ToolInputSchema = z.ZodObject<any, any>;
+
+/**
+ * What a handler receives: one object per call.
+ *
+ * @example
+ * handler: ({ input, context, signal, reportProgress, log, call }) => { … }
+ */
+export interface ToolCall<Input = Record<string, unknown>, Context = ToolContext> {
+  /** The parsed input. */
+  readonly input: Input;
+  /** The call's context: parsed by the tool's context schema when it has one. */
+  readonly context: Context;
+  /** Fires when the caller cancels or the tool's `timeoutMs` passes. */
+  readonly signal: AbortSignal;
+  /** Reports progress; never throws. On MCP it becomes `notifications/progress`. */
+  readonly reportProgress: (progress: ToolProgress) => void;
+  /** Logs to the caller; never throws. On MCP it becomes `notifications/message`. */
+  readonly log: ToolLog;
+  /** Who this call is. */
+  readonly call: ToolCallInfo;
+}
+
+/** A handler may return a value, a promise or an rxjs Observable (its last value is the result). */
+export type ToolHandlerResult<R> = R | PromiseLike<R> | Observable<R>;
+
+/** A tool's handler. */
+export type ToolHandler<Input = any, Context = any, R = unknown> = (
+  call: ToolCall<Input, Context>,
+) => ToolHandlerResult<R>;
+
+/** An MCP presentation of a tool's output: the content blocks (and `_meta`) of a `CallToolResult`. */
+export interface McpPresentation {
+  content: Array<{ type: string; [key: string]: unknown }>;
+  _meta?: Record<string, unknown>;
+}
+
+/** Per-surface presenters of a successful output. `structuredContent` and `isError` stay the framework's. */
+export interface ToolPresenters<Output = unknown> {
+  mcp?: (output: Output) => McpPresentation;
+  agent?: (output: Output) => unknown;
+}
+
+type OutputValue<O> = O extends z.ZodType ? z.output<O> : unknown;
+type HandlerReturn<O> = O extends z.ZodType ? z.input<O> : unknown;
+type ContextValue<C> = C extends z.ZodType ? z.output<C> : ToolContext;
+
+/** Everything a tool declares besides how it runs. Shared by runtime tools and class tools. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly identity: ToolIdentity;
+  readonly input: ToolInputSchema;
+  readonly output?: z.ZodType;
+  /** Parses the call's context inside the runner (factory and `@ToolFactory` tools). */
+  readonly context?: z.ZodType;
+  readonly transports: readonly ToolTransport[];
+  /** The declared annotations over the defaults of `identity.method`. */
+  readonly annotations: Readonly<ToolAnnotations>;
+  readonly timeoutMs?: number;
+  readonly present?: ToolPresenters<any>;
+  /** Where the tool was declared, for messages. */
+  readonly origin: string;
+}
+
+/** A tool defined in code with {@link defineRuntimeTool}. */
+export interface RuntimeTool<
+  I extends ToolInputSchema = ToolInputSchema,
+  O extends z.ZodType | undefined = any,
+  C extends z.ZodType | undefined = any,
+> extends ToolSpec {
+  readonly kind: 'runtime';
+  readonly input: I;
+  readonly output?: O extends z.ZodType ? O : undefined;
+  readonly handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
+}
+
+/** The options of {@link defineRuntimeTool}. */
+export interface RuntimeToolConfig<
+  I extends ToolInputSchema,
+  O extends z.ZodType | undefined = undefined,
+  C extends z.ZodType | undefined = undefined,
+> {
+  /** Defaults to `snake_case(serviceName)_snake_case(action)`. */
+  name?: string;
+  description: string;
+  identity: ToolIdentity;
+  input: I;
+  output?: O;
+  /** A schema for the call's context, parsed once per call by the runner. Usually set by a factory. */
+  context?: C;
+  /** Default `['MCP', 'AGENT']`; CLI is opt-in; an empty list is refused. */
+  transports?: readonly ToolTransport[];
+  annotations?: ToolAnnotations;
+  /** The runner stops waiting after this long and aborts the handler's signal (`REQUEST_TIMEOUT`). */
+  timeoutMs?: number;
+  present?: ToolPresenters<OutputValue<O>>;
+  handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
+}
+
+const METHOD_ANNOTATIONS: Readonly<Record<ToolMethod, Readonly<ToolAnnotations>>> = {
+  GET: { readOnlyHint: true },
+  POST: { readOnlyHint: false },
+  PUT: { readOnlyHint: false, idempotentHint: true },
+  PATCH: { readOnlyHint: false },
+  DELETE: { readOnlyHint: false, destructiveHint: true },
+};
+
+/** The annotations of a tool: the defaults of its semantic method with the declared ones over them. */
+export function resolveAnnotations(
+  method: ToolMethod,
+  declared?: ToolAnnotations,
+): Readonly<ToolAnnotations> {
+  return Object.freeze({ ...METHOD_ANNOTATIONS[method], ...declared });
+}
+
+/** The fields of a tool declaration that {@link toolSpec} normalises. */
+export interface ToolDeclaration {
+  name?: string;
+  description: string;
+  identity: ToolIdentity;
+  input: unknown;
+  output?: unknown;
+  context?: unknown;
+  transports?: readonly ToolTransport[];
+  annotations?: ToolAnnotations;
+  timeoutMs?: number;
+  present?: ToolPresenters<any>;
+}
+
+/**
+ * Normalises a declaration into a frozen {@link ToolSpec}: derives the name, fills transports and
+ * annotations. Only refuses what makes the declaration unreadable; {@link assertToolSpec} checks the rest.
+ */
+export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec {
+  const { identity } = declaration;
+  if (typeof identity !== 'object' || identity === null) {
+    throw new Error(`Tool ${origin} has no identity: give it { serviceName, action, method }.`);
+  }
+  const spec: Record<string, unknown> = {
+    name: declaration.name ?? deriveToolName(identity.serviceName, identity.action),
+    description: declaration.description,
+    identity: Object.freeze({ ...identity }),
+    input: declaration.input,
+    transports: Object.freeze([...(declaration.transports ?? DEFAULT_TRANSPORTS)]),
+    annotations: resolveAnnotations(identity.method, declaration.annotations),
+    origin,
+  };
+  if (declaration.output !== undefined) spec.output = declaration.output;
+  if (declaration.context !== undefined) spec.context = declaration.context;
+  if (declaration.timeoutMs !== undefined) spec.timeoutMs = declaration.timeoutMs;
+  if (declaration.present !== undefined) spec.present = Object.freeze({ ...declaration.present });
+  return spec as unknown as ToolSpec;
+}
+
+/**
+ * Refuses a tool that cannot be mounted, with a message naming it and saying how to fix it:
+ * a bad name, a non-object input schema, an unknown method or transport, an empty transport list.
+ */
+export function assertToolSpec(spec: ToolSpec): void {
+  const where = `${spec.origin}`;
+  assertToolName(spec.name, where);
+  if (typeof spec.description !== 'string' || spec.description.trim() === '') {
+    throw new Error(`Tool "${spec.name}" (${where}) needs a non-empty description.`);
+  }
+  if (!TOOL_METHODS.includes(spec.identity.method)) {
+    throw new Error(
+      `Tool "${spec.name}" (${where}) has method "${String(spec.identity.method)}"; use one of ${TOOL_METHODS.join(', ')}.`,
+    );
+  }
+  if (!isObjectSchema(spec.input)) {
+    throw new Error(
+      `Tool "${spec.name}" (${where}) must have a Zod object input schema (z.object({...})); ` +
+        `wrap a scalar or union in an object.`,
+    );
+  }
+  if (spec.output !== undefined && !isZodSchema(spec.output)) {
+    throw new Error(`Tool "${spec.name}" (${where}) has an output that is not a Zod schema.`);
+  }
+  if (spec.context !== undefined && !isZodSchema(spec.context)) {
+    throw new Error(`Tool "${spec.name}" (${where}) has a context that is not a Zod schema.`);
+  }
+  if (spec.transports.length === 0) {
+    throw new Error(
+      `Tool "${spec.name}" (${where}) must be exposed on at least one transport; omit \`transports\` for MCP and AGENT.`,
+    );
+  }
+  for (const transport of spec.transports) {
+    if (!TOOL_TRANSPORTS.includes(transport)) {
+      throw new Error(
+        `Tool "${spec.name}" (${where}) lists unknown transport "${String(transport)}"; use ${TOOL_TRANSPORTS.join(', ')}.`,
+      );
+    }
+  }
+  if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
+    throw new Error(
+      `Tool "${spec.name}" (${where}) has timeoutMs ${spec.timeoutMs}; use a positive number.`,
+    );
+  }
+  if (spec.present !== undefined && spec.output === undefined) {
+    throw new Error(
+      `Tool "${spec.name}" (${where}) has presenters but no output schema to present.`,
+    );
+  }
+}
+
+/**
+ * Declares a tool in code: a typed operation with a Zod input, an optional Zod output and an
+ * identity. The result is frozen and can go into a registry or straight into an invoker.
+ *
+ * @example
+ * export const pingTool = defineRuntimeTool({
+ *   description: 'Answer pong',
+ *   identity: { serviceName: 'health', action: 'ping', method: 'GET' },
+ *   input: z.object({}),
+ *   output: z.object({ pong: z.boolean() }),
+ *   handler: () => ({ pong: true }),
+ * });
+ */
+export function defineRuntimeTool<
+  I extends ToolInputSchema,
+  O extends z.ZodType | undefined = undefined,
+  C extends z.ZodType | undefined = undefined,
+>(config: RuntimeToolConfig<I, O, C>): RuntimeTool<I, O, C> {
+  const origin = `runtime tool "${config.name ?? `${config.identity?.serviceName}.${config.identity?.action}`}"`;
+  const spec = toolSpec(config, origin);
+  assertToolSpec(spec);
+  if (typeof config.handler !== 'function') {
+    throw new Error(`Tool "${spec.name}" (${origin}) needs a handler function.`);
+  }
+  return Object.freeze({ ...spec, kind: 'runtime', handler: config.handler }) as RuntimeTool<
+    I,
+    O,
+    C
+  >;
+}
+
+/** Whether a value is a tool made by {@link defineRuntimeTool}. */
+export function isRuntimeTool(value: unknown): value is RuntimeTool {
+  return typeof value === 'object' && value !== null && (value as RuntimeTool).kind === 'runtime';
+}

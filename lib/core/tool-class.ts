@@ -1,0 +1,122 @@
+import type { z } from 'zod';
+import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
+import type { Class, ToolAnnotations, ToolMethod, ToolTransport } from './types.js';
+
+/**
+ * Where a tool class keeps its metadata: a static, non-enumerable property under this symbol.
+ * The Nest decorators `@ToolFactory` and `@Tool` write it; anything else may too.
+ */
+export const TOOL_CLASS_METADATA = Symbol.for('toolwright.toolClass');
+
+/** What a class of tools shares: identity and the context schema. */
+export interface ToolClassOptions {
+  serviceName: string;
+  scope?: string;
+  meta?: Record<string, unknown>;
+  /** Parses the call's context inside the runner, once per call. */
+  context?: z.ZodType;
+}
+
+/** One method of a tool class, declared as a tool. */
+export interface ToolMethodOptions {
+  action: string;
+  method: ToolMethod;
+  /** Defaults to `snake_case(serviceName)_snake_case(action)`. */
+  name?: string;
+  description: string;
+  input: z.ZodObject<any, any>;
+  output?: z.ZodType;
+  transports?: readonly ToolTransport[];
+  annotations?: ToolAnnotations;
+  timeoutMs?: number;
+  present?: ToolPresenters<any>;
+  /** Replaces the class's `meta` for this tool. */
+  meta?: Record<string, unknown>;
+}
+
+/** The static metadata of a tool class. */
+export interface ToolClassMetadata extends ToolClassOptions {
+  readonly tools: readonly (ToolMethodOptions & {
+    readonly methodName: string;
+    readonly guards?: readonly unknown[];
+  })[];
+  /** Guards for every tool of the class: guard objects or guard classes. */
+  readonly guards?: readonly unknown[];
+}
+
+/** A tool declared by a method of a class; an invoker binds it to an instance. */
+export interface ClassTool extends ToolSpec {
+  readonly kind: 'class';
+  readonly target: Class;
+  readonly methodName: string;
+  /** Class guards then method guards, as declared (objects or classes). */
+  readonly guards: readonly unknown[];
+}
+
+/** Writes a class's tool metadata. */
+export function defineToolClass(target: Class, metadata: ToolClassMetadata): void {
+  Object.defineProperty(target, TOOL_CLASS_METADATA, {
+    value: metadata,
+    configurable: true,
+    enumerable: false,
+  });
+  derived.delete(target);
+}
+
+/** The tool metadata a class declares itself (not inherited), if any. */
+export function getToolClassMetadata(target: unknown): ToolClassMetadata | undefined {
+  if (typeof target !== 'function' || !Object.hasOwn(target, TOOL_CLASS_METADATA)) return undefined;
+  return (target as any)[TOOL_CLASS_METADATA] as ToolClassMetadata;
+}
+
+/** Whether a value is a class that declares tools. */
+export function isToolClass(value: unknown): value is Class {
+  return getToolClassMetadata(value) !== undefined;
+}
+
+const derived = new WeakMap<Class, readonly ClassTool[]>();
+
+/**
+ * The tools a class declares, in method declaration order, with names known statically; the
+ * same array on every call.
+ *
+ * @example
+ * classTools(InvoiceTools).map((t) => t.name); // ['billing_get_invoice', 'billing_void_invoice']
+ */
+export function classTools(target: Class): readonly ClassTool[] {
+  const cached = derived.get(target);
+  if (cached) return cached;
+  const metadata = getToolClassMetadata(target);
+  if (!metadata) {
+    throw new Error(
+      `${target.name || 'This class'} is not a tool class: decorate it with @ToolFactory and its methods with @Tool.`,
+    );
+  }
+  const tools = Object.freeze(
+    metadata.tools.map((tool): ClassTool => {
+      const spec = toolSpec(
+        {
+          ...tool,
+          identity: {
+            serviceName: metadata.serviceName,
+            action: tool.action,
+            method: tool.method,
+            ...(metadata.scope !== undefined && { scope: metadata.scope }),
+            ...((tool.meta ?? metadata.meta) !== undefined && { meta: tool.meta ?? metadata.meta }),
+          },
+          context: metadata.context,
+        },
+        `${target.name}.${tool.methodName}`,
+      );
+      return Object.freeze({
+        ...spec,
+        kind: 'class',
+        target,
+        methodName: tool.methodName,
+        guards: Object.freeze([...(metadata.guards ?? []), ...(tool.guards ?? [])]),
+      });
+    }),
+  );
+  derived.set(target, tools);
+  return tools;
+}
