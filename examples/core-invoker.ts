@@ -9,7 +9,7 @@ import {
   defineRuntimeTool,
   defineToolRegistry,
   ToolError,
-} from '../lib/index.js';
+} from '../lib/core/index.js';
 
 const notes = new Map<string, { id: string; tenantId: string; text: string }>();
 

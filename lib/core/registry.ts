@@ -1,6 +1,6 @@
 import { assertUniqueNames } from './naming.js';
 import { isRuntimeTool, type RuntimeTool } from './runtime-tool.js';
-import { classTools, isToolClass, type ClassTool } from './tool-class.js';
+import { classTools, isClassTool, isToolClass, type ClassTool } from './tool-class.js';
 import type { Class } from './types.js';
 
 /** A tool as the registry and the invoker see it: defined in code, or declared by a class method. */
@@ -35,7 +35,8 @@ export interface ToolRegistryBuilder {
 }
 
 /** Anything an invoker or `ToolsModule` accepts as its tools. */
-export type ToolCollection = ToolRegistryBuilder | ToolRegistry | readonly ToolEntry[];
+export type ToolCollection =
+  ToolRegistryBuilder | ToolRegistry | readonly (ToolEntry | ToolDefinition)[];
 
 function describe(entry: unknown): string {
   if (typeof entry === 'function') return `class ${entry.name || '(anonymous)'}`;
@@ -45,7 +46,7 @@ function describe(entry: unknown): string {
 
 /** The tool definitions of one entry: a runtime tool, or every tool a class declares. */
 export function expandEntry(entry: unknown): readonly ToolDefinition[] {
-  if (isRuntimeTool(entry)) return [entry];
+  if (isRuntimeTool(entry) || isClassTool(entry)) return [entry];
   if (isToolClass(entry)) return classTools(entry);
   throw new Error(
     `Not a tool: ${describe(entry)}. Use defineRuntimeTool(...) or a class decorated with @ToolFactory.`,

@@ -74,6 +74,11 @@ export function isToolClass(value: unknown): value is Class {
   return getToolClassMetadata(value) !== undefined;
 }
 
+/** Whether a value is one tool of a tool class, as `classTools` returns it. */
+export function isClassTool(value: unknown): value is ClassTool {
+  return typeof value === 'object' && value !== null && (value as ClassTool).kind === 'class';
+}
+
 const derived = new WeakMap<Class, readonly ClassTool[]>();
 
 /**

@@ -1,0 +1,3 @@
+export * from './tool-factory.decorator.js';
+export * from './tool.decorator.js';
+export * from './use-tool-guards.decorator.js';

@@ -1,0 +1,20 @@
+import type { ToolMethodOptions } from '../../core/tool-class.js';
+import { draftOf } from './tool-class.draft.js';
+
+/** Options of {@link Tool}: one tool, whose handler is the decorated method. */
+export type ToolOptions = ToolMethodOptions;
+
+/**
+ * Declares a method of a `@ToolFactory` class as a tool. The method receives the call object
+ * (`{ input, context, signal, reportProgress, log, call }`) and runs on the instance the Nest
+ * container built. The name is `snake_case(serviceName)_snake_case(action)` unless `name` is set.
+ *
+ * @example
+ * @Tool({ action: 'voidInvoice', method: 'DELETE', description: 'Void an invoice', input: z.object({ id: z.string() }) })
+ * void({ input, context }: ToolCall<{ id: string }, BillingContext>) { … }
+ */
+export function Tool(options: ToolOptions): MethodDecorator {
+  return (target, key) => {
+    draftOf(target.constructor).methods.set(String(key), { ...options });
+  };
+}

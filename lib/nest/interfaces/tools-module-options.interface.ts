@@ -1,0 +1,55 @@
+import type { ErrorMapper } from '../../core/errors.js';
+import type { ToolGuard, ToolHooks } from '../../core/hooks.js';
+import type { ToolCollection } from '../../core/registry.js';
+import type { Class, ToolContext } from '../../core/types.js';
+
+/**
+ * Turns the current HTTP request into a call's context. Implement it on an injectable class to
+ * use other providers; toolwright calls it once per tool call made during a request.
+ *
+ * @example
+ * @Injectable()
+ * export class TenantContext implements ToolContextResolver {
+ *   resolve(request: Request) {
+ *     return { tenantId: request.headers['x-tenant-id'], userId: request.user?.sub };
+ *   }
+ * }
+ */
+export interface ToolContextResolver {
+  resolve(request: any): ToolContext | Promise<ToolContext>;
+}
+
+/** A context resolver: a function of the request, or an injectable `ToolContextResolver` class. */
+export type ToolContextSource =
+  ((request: any) => ToolContext | Promise<ToolContext>) | Class<ToolContextResolver>;
+
+/**
+ * The options of `ToolsModule` that may come from DI (`forRootAsync`'s factory returns these).
+ */
+export interface ToolsModuleOptions {
+  /** How a call's context is pulled from the current request. Outside a request only the caller's explicit context exists. */
+  context?: ToolContextSource;
+  /** Hook objects or injectable hook classes, run in order on every call. */
+  hooks?: readonly (ToolHooks | Class<ToolHooks>)[];
+  /** Guard objects or injectable `ToolGuard` classes, run on every call before per-tool guards. */
+  guards?: readonly (ToolGuard | Class<ToolGuard>)[];
+  /** Log one line per finished call through Nest's `Logger`. @default false */
+  logCalls?: boolean;
+  /** Nesting beyond this depth fails with `RECURSION_LIMIT`. @default 8 */
+  maxDepth?: number;
+  /** Maps thrown values to a `ToolError` before the built-in rules (Nest `HttpException` mapping included). */
+  mapError?: ErrorMapper;
+}
+
+/** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */
+export interface ToolsModuleExtras {
+  /** The tools to mount: a registry builder, its `build()` result, or a list of tools and tool classes. */
+  registry: ToolCollection;
+  /** Register the module globally, so `ToolInvoker` can be injected anywhere. @default true */
+  isGlobal?: boolean;
+  /**
+   * Mount `ToolRequestMiddleware` for every route so tool calls see the current request.
+   * Set `false` to apply it yourself (for example after your own middleware). @default true
+   */
+  mountMiddleware?: boolean;
+}

@@ -1,0 +1,63 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+
+interface RequestStore {
+  readonly request: unknown;
+}
+
+// Under Fastify, Nest middleware sees the raw Node request; the Fastify request (where guards
+// put `user`) is linked to it by an onRequest hook so the context resolver gets the same object
+// a controller would.
+const NEST_REQUEST = Symbol.for('toolwright.nestRequest');
+
+/** Links a Fastify request to its raw Node request, for {@link ToolRequestContext}. */
+export function linkFastifyRequest(request: { raw?: object }): void {
+  if (request.raw)
+    Object.defineProperty(request.raw, NEST_REQUEST, { value: request, configurable: true });
+}
+
+// One store for the process: every app and every copy of this module share it, so a request
+// captured by one middleware is seen by any invoker in the same async flow.
+const storage = new AsyncLocalStorage<RequestStore>();
+
+/**
+ * The HTTP request being handled in the current async flow, captured by toolwright's middleware
+ * (or by `run` from your own code). Tools read their context from it; no `Scope.REQUEST` involved.
+ *
+ * @example
+ * // In a worker or a test: make a request-like object current for the calls inside.
+ * await requestContext.run({ headers: { 'x-tenant-id': 'acme' } }, () => tools.invoke(...));
+ */
+@Injectable()
+export class ToolRequestContext {
+  /** The current request, or `undefined` outside one. */
+  get request(): unknown {
+    const request = storage.getStore()?.request as Record<symbol, unknown> | undefined;
+    return request?.[NEST_REQUEST] ?? request;
+  }
+
+  /** Runs `fn` with `request` as the current request. */
+  run<T>(request: unknown, fn: () => T): T {
+    return storage.run({ request }, fn);
+  }
+}
+
+/**
+ * Captures the current HTTP request for tool calls made while handling it. Mounted for every
+ * route by `ToolsModule` unless `mountMiddleware: false`, in which case apply it yourself:
+ *
+ * @example
+ * export class AppModule implements NestModule {
+ *   configure(consumer: MiddlewareConsumer) {
+ *     consumer.apply(ToolRequestMiddleware).forRoutes('*path');
+ *   }
+ * }
+ */
+@Injectable()
+export class ToolRequestMiddleware implements NestMiddleware {
+  constructor(private readonly context: ToolRequestContext) {}
+
+  use(request: unknown, _response: unknown, next: (error?: unknown) => void): void {
+    this.context.run(request, next);
+  }
+}

@@ -1,0 +1,151 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { ErrorMapper } from '../core/errors.js';
+import type { ToolCallEvent, ToolHooks, ToolLogger } from '../core/hooks.js';
+import {
+  createToolInvoker,
+  type InvokeOptions,
+  type ToolInvoker as CoreToolInvoker,
+} from '../core/invoker.js';
+import type { ToolDescriptor } from '../core/manifest.js';
+import type { ToolDefinition } from '../core/registry.js';
+import type { ToolResult } from '../core/result.js';
+import type { CompiledTool } from '../core/runner.js';
+import type { ToolContext, ToolTransport } from '../core/types.js';
+import { mapHttpException } from './http-exception.mapper.js';
+import type {
+  ToolContextResolver,
+  ToolsModuleOptions,
+} from './interfaces/tools-module-options.interface.js';
+import { ToolRequestContext } from './request-context.js';
+import { ToolEvents } from './tool-events.service.js';
+import { TOOLS_REGISTRY } from './tools.constants.js';
+import { ToolsExplorer } from './tools.explorer.js';
+import { TOOLS_MODULE_OPTIONS } from './tools.module-definition.js';
+import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
+
+/**
+ * Runs the application's tools in-process, through the same canonical runner as every other
+ * surface. Inject it anywhere once `ToolsModule` is imported.
+ *
+ * @example
+ * @Injectable()
+ * export class TriageService {
+ *   constructor(private readonly tools: ToolInvoker) {}
+ *
+ *   summary(id: string) {
+ *     return this.tools.invokeOrThrow('helpdesk_get_ticket', { id }, { transport: 'AGENT' });
+ *   }
+ * }
+ */
+@Injectable()
+export class ToolInvoker implements CoreToolInvoker, OnModuleInit {
+  private readonly logger = new Logger('ToolsModule');
+  private compiled?: CoreToolInvoker;
+
+  constructor(
+    @Inject(TOOLS_REGISTRY) private readonly tools: readonly ToolDefinition[],
+    @Inject(TOOLS_MODULE_OPTIONS) private readonly options: ToolsModuleOptions,
+    private readonly explorer: ToolsExplorer,
+    private readonly requestContext: ToolRequestContext,
+    private readonly events: ToolEvents,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    try {
+      this.compiled = await this.compile();
+    } catch (error) {
+      if (error instanceof ToolsConfigurationError) throw error;
+      throw new ToolsConfigurationError(MESSAGES.invalid((error as Error).message), {
+        cause: error,
+      });
+    }
+  }
+
+  /** Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects with `NOT_FOUND`. */
+  invoke<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<T>> {
+    return this.ready.invoke<T>(name, args, options);
+  }
+
+  /** Like `invoke`, but resolves to the data or rejects with the call's `ToolError`. */
+  invokeOrThrow<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<T> {
+    return this.ready.invokeOrThrow<T>(name, args, options);
+  }
+
+  /** The names exposed on a transport: sorted, frozen, the same array on every call. */
+  names(transport: ToolTransport): readonly string[] {
+    return this.ready.names(transport);
+  }
+
+  /** One frozen descriptor per tool exposed on a transport, in declaration order. */
+  manifest(transport: ToolTransport): readonly ToolDescriptor[] {
+    return this.ready.manifest(transport);
+  }
+
+  /** The compiled tool behind a name on a transport, for surface adapters. */
+  find(name: string, transport: ToolTransport): CompiledTool | undefined {
+    return this.ready.find(name, transport);
+  }
+
+  private get ready(): CoreToolInvoker {
+    if (!this.compiled) throw new Error(MESSAGES.notReady());
+    return this.compiled;
+  }
+
+  private async compile(): Promise<CoreToolInvoker> {
+    const { options, explorer } = this;
+    const [bind, hooks, guards, resolver] = await Promise.all([
+      explorer.explore(this.tools),
+      Promise.all((options.hooks ?? []).map((hook) => explorer.instance<ToolHooks>(hook))),
+      Promise.all((options.guards ?? []).map((guard) => explorer.instance(guard))),
+      this.contextResolver(),
+    ]);
+    const userMapError = options.mapError;
+    const mapError: ErrorMapper = userMapError
+      ? (error) => userMapError(error) ?? mapHttpException(error)
+      : mapHttpException;
+    return createToolInvoker(this.tools, {
+      bind,
+      hooks,
+      guards,
+      mapError,
+      maxDepth: options.maxDepth,
+      logger: this.coreLogger(),
+      resolveContext: resolver && (() => this.requestContextOf(resolver)),
+      onCallFinished: (event) => this.finished(event),
+    });
+  }
+
+  private async contextResolver(): Promise<((request: unknown) => unknown) | undefined> {
+    const source = this.options.context;
+    if (source === undefined) return undefined;
+    const isClass = typeof source === 'function' && typeof source.prototype?.resolve === 'function';
+    if (!isClass) return source as (request: unknown) => unknown;
+    const resolver = await this.explorer.instance<ToolContextResolver>(source as never);
+    return (request) => resolver.resolve(request);
+  }
+
+  private requestContextOf(resolver: (request: unknown) => unknown) {
+    const request = this.requestContext.request;
+    return request === undefined
+      ? undefined
+      : (resolver(request) as ToolContext | Promise<ToolContext>);
+  }
+
+  private finished(event: ToolCallEvent): void {
+    this.events.emit(event);
+    if (this.options.logCalls) {
+      const outcome = event.ok ? 'ok' : event.errorCode;
+      this.logger.log(
+        `${event.name} ${event.transport}/${event.source} ${outcome} ${event.durationMs.toFixed(1)}ms`,
+      );
+    }
+  }
+
+  private coreLogger(): ToolLogger {
+    return {
+      error: (message, error) =>
+        this.logger.error(message, error instanceof Error ? error.stack : String(error)),
+      warn: (message) => this.logger.warn(message),
+    };
+  }
+}

@@ -1,0 +1,108 @@
+import {
+  Inject,
+  Module,
+  Optional,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import type { ToolCollection } from '../core/registry.js';
+import {
+  linkFastifyRequest,
+  ToolRequestContext,
+  ToolRequestMiddleware,
+} from './request-context.js';
+import { ToolEvents } from './tool-events.service.js';
+import { ToolInvoker } from './tool-invoker.service.js';
+import { TOOLS_MOUNT_MIDDLEWARE } from './tools.constants.js';
+import { ToolsExplorer } from './tools.explorer.js';
+import {
+  ConfigurableToolsModule,
+  TOOLS_ASYNC_OPTIONS_TYPE,
+  TOOLS_MODULE_OPTIONS,
+  TOOLS_OPTIONS_TYPE,
+} from './tools.module-definition.js';
+
+function isCollection(value: unknown): value is ToolCollection {
+  return (
+    Array.isArray(value) ||
+    typeof (value as { build?: unknown })?.build === 'function' ||
+    Array.isArray((value as { tools?: unknown })?.tools)
+  );
+}
+
+/**
+ * Mounts the application's tools: compiles the registry at bootstrap, binds `@Tool` methods to
+ * the container's instances, captures the current request for context, and provides
+ * `ToolInvoker` and `ToolEvents`. Global by default.
+ *
+ * @example
+ * @Module({
+ *   imports: [
+ *     BillingModule,
+ *     ToolsModule.forRoot({
+ *       registry: defineToolRegistry({ defaults: [InvoiceTools, pingTool] }),
+ *       context: (req) => ({ tenantId: req.headers['x-tenant-id'], userId: req.user?.sub }),
+ *     }),
+ *   ],
+ * })
+ * export class AppModule {}
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [ToolRequestContext, ToolRequestMiddleware, ToolEvents, ToolsExplorer, ToolInvoker],
+  exports: [ToolInvoker, ToolEvents, ToolRequestContext, TOOLS_MODULE_OPTIONS],
+})
+export class ToolsModule extends ConfigurableToolsModule implements NestModule, OnModuleInit {
+  constructor(
+    @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+  ) {
+    super();
+  }
+
+  /**
+   * Mounts a registry (or a list of tools), or takes the full options.
+   *
+   * @example
+   * ToolsModule.forRoot(registry)
+   * ToolsModule.forRoot({ registry, context: (req) => ({ tenantId: req.headers['x-tenant-id'] }), logCalls: true })
+   */
+  static override forRoot(options: ToolCollection | typeof TOOLS_OPTIONS_TYPE): DynamicModule {
+    return super.forRoot(isCollection(options) ? { registry: options } : options);
+  }
+
+  /**
+   * Takes the options that may come from DI from a factory or class; `registry`, `isGlobal` and
+   * `mountMiddleware` are given directly, because they shape the module before DI runs.
+   *
+   * @example
+   * ToolsModule.forRootAsync({
+   *   registry,
+   *   imports: [ConfigModule],
+   *   inject: [ConfigService],
+   *   useFactory: (config: ConfigService) => ({ logCalls: config.get('LOG_TOOL_CALLS') === 'true' }),
+   * })
+   */
+  static override forRootAsync(options: typeof TOOLS_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return super.forRootAsync(options);
+  }
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (adapter?.getType() === 'fastify') {
+      adapter
+        .getInstance()
+        .addHook('onRequest', (request: { raw?: object }, _reply: unknown, done: () => void) => {
+          linkFastifyRequest(request);
+          done();
+        });
+    }
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');
+  }
+}
