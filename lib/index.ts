@@ -1,4 +1,5 @@
 export * from './core/index.js';
 export * from './nest/index.js';
+export * from './mcp/index.js';
 // The injectable class is the public ToolInvoker; it implements the core interface of that name.
 export { ToolInvoker } from './nest/index.js';

@@ -10,7 +10,14 @@ import { describeTool, type ToolDescriptor } from './manifest.js';
 import { unknownToolMessage } from './naming.js';
 import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
 import { toToolError, type ToolResult } from './result.js';
-import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
+import {
+  isListable,
+  resolveCallContext,
+  runTool,
+  type CallRequest,
+  type CompiledTool,
+  type RunnerSettings,
+} from './runner.js';
 import { assertToolSpec, type ToolCall } from './runtime-tool.js';
 import type { ClassTool } from './tool-class.js';
 import {
@@ -82,11 +89,22 @@ export interface ToolInvoker {
   names(transport: ToolTransport): readonly string[];
   /** One frozen descriptor per tool exposed on a transport, in declaration order. */
   manifest(transport: ToolTransport): readonly ToolDescriptor[];
+  /**
+   * The descriptors a caller may see on a transport: the manifest filtered by the guards'
+   * `canList` for the call's context (resolved as a call's would be). The manifest itself when
+   * no guard filters listings.
+   */
+  visible(
+    transport: ToolTransport,
+    options?: { context?: ToolContext },
+  ): Promise<readonly ToolDescriptor[]>;
   /** The compiled tool behind a name on a transport, for surface adapters. */
   find(name: string, transport: ToolTransport): CompiledTool | undefined;
 }
 
 interface Surface {
+  readonly tools: readonly CompiledTool[];
+  readonly filtersListing: boolean;
   readonly byName: ReadonlyMap<string, CompiledTool>;
   readonly names: readonly string[];
   readonly manifest: readonly ToolDescriptor[];
@@ -100,6 +118,12 @@ function defaultBinder(): ClassToolBinder {
   };
   return (tool) => {
     const instance = instantiate(tool.target);
+    if (typeof instance[tool.methodName] !== 'function') {
+      throw new Error(
+        `Tool "${tool.name}" (${tool.origin}) has no method to call: ` +
+          `${tool.target.name} has no method "${tool.methodName}".`,
+      );
+    }
     return {
       handler: (call) => instance[tool.methodName](call),
       guards: tool.guards.map((guard) =>
@@ -164,6 +188,8 @@ export function createToolInvoker(
       return [
         transport,
         Object.freeze({
+          tools: Object.freeze(exposed),
+          filtersListing: exposed.some((tool) => tool.guards.some((guard) => guard.canList)),
           byName: new Map(exposed.map((tool) => [tool.spec.name, tool])),
           names: Object.freeze(exposed.map((tool) => tool.spec.name).sort()),
           manifest: Object.freeze(exposed.map((tool) => tool.descriptor)),
@@ -219,6 +245,13 @@ export function createToolInvoker(
     },
     names: (transport: ToolTransport) => surface(transport).names,
     manifest: (transport: ToolTransport) => surface(transport).manifest,
+    async visible(transport: ToolTransport, visibleOptions?: { context?: ToolContext }) {
+      const { tools, filtersListing, manifest } = surface(transport);
+      if (!filtersListing) return manifest;
+      const context = await resolveCallContext(settings, visibleOptions?.context);
+      const listed = await Promise.all(tools.map((tool) => isListable(tool, context)));
+      return Object.freeze(manifest.filter((_, index) => listed[index]));
+    },
     find: (name: string, transport: ToolTransport) => surface(transport).byName.get(name),
   });
 }

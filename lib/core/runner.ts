@@ -133,10 +133,7 @@ function settle(
       controller.abort(error);
       reject(new Refusal(error));
     };
-    const onAbort = () =>
-      stop(
-        new ToolError('REQUEST_ABORTED', { message: `The call to "${spec.name}" was cancelled.` }),
-      );
+    const onAbort = () => stop(abortedError(spec.name));
     if (spec.timeoutMs !== undefined) {
       timer = setTimeout(
         () =>
@@ -163,8 +160,33 @@ function settle(
   });
 }
 
+function abortedError(name: string): ToolError {
+  return new ToolError('REQUEST_ABORTED', { message: `The call to "${name}" was cancelled.` });
+}
+
 function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined) {
   return a && b ? AbortSignal.any([a, b]) : (a ?? b);
+}
+
+/**
+ * A call's raw context: the ambient context of the current request (if any) with the caller's
+ * explicit context merged over it.
+ */
+export async function resolveCallContext(
+  settings: Pick<RunnerSettings, 'resolveContext'>,
+  explicit: ToolContext | undefined,
+): Promise<ToolContext> {
+  const ambient = settings.resolveContext ? await settings.resolveContext() : undefined;
+  if (!ambient) return explicit ?? {};
+  return explicit ? { ...ambient, ...explicit } : ambient;
+}
+
+/** Whether every guard of a tool lets it be listed for a context. */
+export async function isListable(tool: CompiledTool, context: ToolContext): Promise<boolean> {
+  for (const guard of tool.guards) {
+    if (guard.canList && (await guard.canList(tool.descriptor, context)) !== true) return false;
+  }
+  return true;
 }
 
 /**
@@ -215,10 +237,7 @@ async function execute(
         }),
       );
     }
-    if (settings.resolveContext) {
-      const ambient = await settings.resolveContext();
-      if (ambient) context = request.context ? { ...ambient, ...request.context } : ambient;
-    }
+    context = await resolveCallContext(settings, request.context);
 
     let args = request.args ?? {};
     for (const before of hooks.before) {
@@ -242,17 +261,27 @@ async function execute(
     }
 
     for (const guard of tool.guards) {
-      const allowed = await guard.canActivate({
-        tool: tool.descriptor,
-        input: input.data,
-        context: handlerContext,
-        call,
-      });
+      // A tool hidden from this caller's listing does not run for it either.
+      const allowed =
+        (guard.canList === undefined || (await guard.canList(tool.descriptor, context))) &&
+        (await guard.canActivate({
+          tool: tool.descriptor,
+          input: input.data,
+          context: handlerContext,
+          call,
+        }));
       if (allowed !== true) {
         throw new Refusal(
           new ToolError('FORBIDDEN', { message: `The call to "${name}" was refused by a guard.` }),
         );
       }
+    }
+
+    // A call cancelled before its handler starts never starts it.
+    if (callerSignal?.aborted) {
+      const error = abortedError(name);
+      controller.abort(error);
+      throw new Refusal(error);
     }
 
     const onProgress = request.onProgress;

@@ -18,9 +18,8 @@ import type {
 } from './interfaces/tools-module-options.interface.js';
 import { ToolRequestContext } from './request-context.js';
 import { ToolEvents } from './tool-events.service.js';
-import { TOOLS_REGISTRY } from './tools.constants.js';
+import { TOOLS_MODULE_OPTIONS, TOOLS_REGISTRY } from './tools.constants.js';
 import { ToolsExplorer } from './tools.explorer.js';
-import { TOOLS_MODULE_OPTIONS } from './tools.module-definition.js';
 import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
 
 /**
@@ -79,6 +78,14 @@ export class ToolInvoker implements CoreToolInvoker, OnModuleInit {
   /** One frozen descriptor per tool exposed on a transport, in declaration order. */
   manifest(transport: ToolTransport): readonly ToolDescriptor[] {
     return this.ready.manifest(transport);
+  }
+
+  /** The descriptors a caller may see on a transport, filtered by the guards' `canList`. */
+  visible(
+    transport: ToolTransport,
+    options?: { context?: ToolContext },
+  ): Promise<readonly ToolDescriptor[]> {
+    return this.ready.visible(transport, options);
   }
 
   /** The compiled tool behind a name on a transport, for surface adapters. */

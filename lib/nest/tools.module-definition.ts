@@ -4,18 +4,23 @@ import type {
   ToolsModuleExtras,
   ToolsModuleOptions,
 } from './interfaces/tools-module-options.interface.js';
-import { TOOLS_MOUNT_MIDDLEWARE, TOOLS_REGISTRY } from './tools.constants.js';
+import { MCP_OPTIONS } from '../mcp/mcp.constants.js';
+import { mcpController } from '../mcp/mcp.endpoint.js';
+import { resolveMcpOptions } from '../mcp/mcp-options.js';
+import { TOOLS_MODULE_OPTIONS, TOOLS_MOUNT_MIDDLEWARE, TOOLS_REGISTRY } from './tools.constants.js';
 
 export const {
   ConfigurableModuleClass: ConfigurableToolsModule,
-  MODULE_OPTIONS_TOKEN: TOOLS_MODULE_OPTIONS,
   OPTIONS_TYPE: TOOLS_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: TOOLS_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<ToolsModuleOptions>({ moduleName: 'Tools' })
+} = new ConfigurableModuleBuilder<ToolsModuleOptions>({
+  moduleName: 'Tools',
+  optionsInjectionToken: TOOLS_MODULE_OPTIONS,
+})
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createToolsOptions')
   .setExtras<ToolsModuleExtras>(
-    { registry: undefined as never, isGlobal: true, mountMiddleware: true },
+    { registry: undefined as never, isGlobal: true, mountMiddleware: true, mcp: undefined },
     (definition, extras) => {
       if (extras.registry === undefined) {
         throw new Error(
@@ -23,10 +28,13 @@ export const {
             'or ToolsModule.forRoot({ registry, ... }).',
         );
       }
+      const mcp = resolveMcpOptions(extras.mcp);
       return {
         ...definition,
         global: extras.isGlobal,
+        controllers: mcp.mount ? [mcpController(mcp.path)] : [],
         providers: [
+          { provide: MCP_OPTIONS, useValue: mcp },
           ...(definition.providers ?? []),
           // Resolved here so duplicate names fail while the module is being defined.
           { provide: TOOLS_REGISTRY, useValue: resolveTools(extras.registry) },

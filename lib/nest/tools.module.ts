@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import type { ToolCollection } from '../core/registry.js';
+import { McpService } from '../mcp/mcp.service.js';
 import {
   linkFastifyRequest,
   ToolRequestContext,
@@ -16,12 +17,11 @@ import {
 } from './request-context.js';
 import { ToolEvents } from './tool-events.service.js';
 import { ToolInvoker } from './tool-invoker.service.js';
-import { TOOLS_MOUNT_MIDDLEWARE } from './tools.constants.js';
+import { TOOLS_MODULE_OPTIONS, TOOLS_MOUNT_MIDDLEWARE } from './tools.constants.js';
 import { ToolsExplorer } from './tools.explorer.js';
 import {
   ConfigurableToolsModule,
   TOOLS_ASYNC_OPTIONS_TYPE,
-  TOOLS_MODULE_OPTIONS,
   TOOLS_OPTIONS_TYPE,
 } from './tools.module-definition.js';
 
@@ -52,8 +52,15 @@ function isCollection(value: unknown): value is ToolCollection {
  */
 @Module({
   imports: [DiscoveryModule],
-  providers: [ToolRequestContext, ToolRequestMiddleware, ToolEvents, ToolsExplorer, ToolInvoker],
-  exports: [ToolInvoker, ToolEvents, ToolRequestContext, TOOLS_MODULE_OPTIONS],
+  providers: [
+    ToolRequestContext,
+    ToolRequestMiddleware,
+    ToolEvents,
+    ToolsExplorer,
+    ToolInvoker,
+    McpService,
+  ],
+  exports: [ToolInvoker, ToolEvents, ToolRequestContext, McpService, TOOLS_MODULE_OPTIONS],
 })
 export class ToolsModule extends ConfigurableToolsModule implements NestModule, OnModuleInit {
   constructor(

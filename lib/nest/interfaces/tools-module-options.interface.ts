@@ -2,6 +2,7 @@ import type { ErrorMapper } from '../../core/errors.js';
 import type { ToolGuard, ToolHooks } from '../../core/hooks.js';
 import type { ToolCollection } from '../../core/registry.js';
 import type { Class, ToolContext } from '../../core/types.js';
+import type { McpOptions } from '../../mcp/mcp-options.interface.js';
 
 /**
  * Turns the current HTTP request into a call's context. Implement it on an injectable class to
@@ -52,4 +53,9 @@ export interface ToolsModuleExtras {
    * Set `false` to apply it yourself (for example after your own middleware). @default true
    */
   mountMiddleware?: boolean;
+  /**
+   * The MCP endpoint: options, or `false` to mount nothing (an application controller may then
+   * extend `McpEndpoint`). @default { path: '/mcp' }
+   */
+  mcp?: McpOptions | false;
 }

@@ -1,0 +1,50 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { toErrorEnvelope, type ToolResult } from '../core/result.js';
+import type { ToolSpec } from '../core/runtime-tool.js';
+
+/** JSON text of a value; a cycle or a bigint never turns a success into a failure. */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    const ancestors: unknown[] = [];
+    return JSON.stringify(value, function (this: unknown, _key, child: unknown) {
+      if (typeof child === 'bigint') return child.toString();
+      if (typeof child !== 'object' || child === null) return child;
+      while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
+      if (ancestors.includes(child)) return '[circular]';
+      ancestors.push(child);
+      return child;
+    });
+  }
+}
+
+/**
+ * The one mapping of a `ToolResult` to an MCP `CallToolResult`. A success carries the JSON text
+ * (or the tool's `present.mcp` content) and, when the tool has an output schema,
+ * `structuredContent`; a failure is `isError` with the JSON envelope
+ * `{ error, message, retryable, details?, hint? }`.
+ *
+ * @example
+ * toCallToolResult({ ok: false, error }, tool.spec); // { isError: true, content: [{ type: 'text', text: '{"error":…}' }] }
+ */
+export function toCallToolResult(result: ToolResult, spec: ToolSpec): CallToolResult {
+  if (!result.ok) {
+    return {
+      content: [{ type: 'text', text: JSON.stringify(toErrorEnvelope(result.error)) }],
+      isError: true,
+    };
+  }
+  const { data } = result;
+  const presented = spec.present?.mcp?.(data);
+  const content: CallToolResult['content'] = presented
+    ? (presented.content as CallToolResult['content'])
+    : data === undefined
+      ? []
+      : [{ type: 'text', text: jsonText(data) }];
+  return {
+    ...(presented?._meta !== undefined && { _meta: presented._meta }),
+    content,
+    ...(spec.output !== undefined && { structuredContent: data as Record<string, unknown> }),
+  };
+}

@@ -1,0 +1,108 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** A Node request as Express or Fastify hands it to a controller. */
+export interface HttpRequestLike {
+  method?: string;
+  url?: string;
+  originalUrl?: string;
+  headers: IncomingMessage['headers'];
+  body?: unknown;
+  raw?: IncomingMessage;
+}
+
+/** A Node response, an Express response, or a Fastify reply. */
+export type HttpResponseLike = ServerResponse | { raw: ServerResponse; hijack(): unknown };
+
+/** The Node `ServerResponse` behind an Express response or a Fastify reply (which is hijacked). */
+export function nodeResponse(response: HttpResponseLike): ServerResponse {
+  if ('hijack' in response && typeof response.hijack === 'function') {
+    response.hijack();
+    return response.raw;
+  }
+  return response as ServerResponse;
+}
+
+function webHeaders(headers: IncomingMessage['headers']): Headers {
+  const result = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) result.append(name, item);
+    else result.set(name, value);
+  }
+  return result;
+}
+
+/**
+ * The web `Request` for a Node request whose body a Nest body parser may already have read.
+ * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body parsed to
+ * text or bytes is passed as is. The request's signal fires when the client goes away.
+ */
+export function toWebRequest(
+  request: HttpRequestLike,
+  signal: AbortSignal,
+): { request: Request; parsedBody?: unknown } {
+  const raw = request.raw ?? (request as IncomingMessage);
+  const headers = webHeaders(request.headers);
+  const url = `http://${headers.get('host') ?? 'localhost'}${request.originalUrl ?? request.url ?? '/'}`;
+  const method = request.method ?? 'POST';
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  const { body } = request;
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const isJson = /^application\/(.+\+)?json\b/i.test(headers.get('content-type') ?? '');
+  if (
+    hasBody &&
+    isJson &&
+    body !== undefined &&
+    typeof body !== 'string' &&
+    !Buffer.isBuffer(body)
+  ) {
+    return { request: new Request(url, init), parsedBody: body };
+  }
+  if (hasBody) {
+    if (typeof body === 'string' || Buffer.isBuffer(body)) init.body = body;
+    else if (!raw.readableEnded && raw.readable) {
+      init.body = Readable.toWeb(raw) as ReadableStream;
+      init.duplex = 'half';
+    }
+  }
+  return { request: new Request(url, init) };
+}
+
+/** Writes a web `Response` (JSON or an SSE stream) to a Node response. */
+export async function writeWebResponse(target: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  target.writeHead(response.status, headers);
+  if (!response.body) {
+    target.end();
+    return;
+  }
+  if (headers['content-type']?.startsWith('text/event-stream')) target.flushHeaders();
+  const body = Readable.fromWeb(response.body as never);
+  await new Promise<void>((resolve) => {
+    body.on('error', () => target.destroy());
+    target.on('close', () => {
+      body.destroy();
+      resolve();
+    });
+    body.pipe(target);
+  });
+}
+
+/** A JSON-RPC error answer, for what the endpoint refuses before the SDK sees it. */
+export function jsonRpcError(
+  target: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  target.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...extraHeaders,
+  });
+  target.end(body);
+}

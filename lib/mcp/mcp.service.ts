@@ -1,0 +1,122 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  originValidationResponse,
+  ProtocolErrorCode,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import { ToolInvoker } from '../nest/tool-invoker.service.js';
+import { ToolRequestContext } from '../nest/request-context.js';
+import {
+  jsonRpcError,
+  nodeResponse,
+  toWebRequest,
+  writeWebResponse,
+  type HttpRequestLike,
+  type HttpResponseLike,
+} from './mcp-http.js';
+import type { ResolvedMcpOptions } from './mcp-options.interface.js';
+import { createMcpServerFactory } from './mcp-server.factory.js';
+import { MCP_OPTIONS } from './mcp.constants.js';
+
+/**
+ * Serves MCP over HTTP for the endpoint controller: Host and Origin checks, the body bound,
+ * both protocol eras through the SDK's stateless handler, and the response (JSON or SSE).
+ * The handler and the `tools/list` entries are prepared once, at bootstrap.
+ */
+@Injectable()
+export class McpService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('ToolsMcp');
+  private handler?: McpHttpHandler;
+
+  constructor(
+    @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
+    private readonly invoker: ToolInvoker,
+    private readonly requestContext: ToolRequestContext,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.prepare();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.handler?.close();
+  }
+
+  /** Answers one POST to the endpoint. */
+  async handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> {
+    const target = nodeResponse(response);
+    const length = Number(request.headers['content-length']);
+    if (length > this.options.maxBodyBytes) {
+      return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
+    }
+    const disconnected = new AbortController();
+    target.on('close', () => {
+      if (!target.writableFinished) disconnected.abort();
+    });
+    const { request: webRequest, parsedBody } = toWebRequest(request, disconnected.signal);
+    const rejected = this.rejection(webRequest);
+    if (rejected) return writeWebResponse(target, rejected);
+    if (this.options.protocol === 'legacy' && !(await isLegacyRequest(webRequest, parsedBody))) {
+      return jsonRpcError(
+        target,
+        400,
+        ProtocolErrorCode.UnsupportedProtocolVersion,
+        'Unsupported protocol version: this endpoint serves the 2025 revisions only.',
+      );
+    }
+    const answer = await this.requestContext.run(request, () =>
+      this.prepare().fetch(webRequest, { parsedBody }),
+    );
+    await writeWebResponse(target, answer);
+  }
+
+  /** Answers GET and DELETE: a stateless endpoint has no session stream to open or close. */
+  methodNotAllowed(response: HttpResponseLike): void {
+    jsonRpcError(
+      nodeResponse(response),
+      405,
+      ProtocolErrorCode.InvalidRequest,
+      'Method not allowed.',
+      {
+        allow: 'POST',
+      },
+    );
+  }
+
+  private rejection(request: Request): Response | undefined {
+    const { allowedHosts, allowedOrigins } = this.options;
+    return (
+      (allowedHosts === false
+        ? undefined
+        : hostHeaderValidationResponse(request, [...allowedHosts])) ??
+      (allowedOrigins === false
+        ? undefined
+        : originValidationResponse(request, [...allowedOrigins]))
+    );
+  }
+
+  private prepare(): McpHttpHandler {
+    this.handler ??= createMcpHandler(
+      createMcpServerFactory({
+        invoker: this.invoker,
+        options: this.options,
+        logger: { error: (message, error) => this.logger.error(message, (error as Error)?.stack) },
+      }),
+      {
+        legacy: this.options.protocol === 'modern' ? 'reject' : 'stateless',
+        maxRequestBodySize: this.options.maxBodyBytes,
+        onerror: (error) => this.logger.debug(`MCP request rejected: ${error.message}`),
+      },
+    );
+    return this.handler;
+  }
+}
