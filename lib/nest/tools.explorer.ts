@@ -40,24 +40,39 @@ export class ToolsExplorer {
           .map((t) => t.name);
         throw new ToolsConfigurationError(MESSAGES.classNotProvided(tool.target.name, names));
       }
+      // Like Nest's own @UseGuards, a guard class nobody provides is built in the module that
+      // declares the tool class, so it can inject what that module sees.
+      const hostRef = this.moduleRefOf(wrapper);
       bound.set(tool, {
         handler: this.bindHandler(tool, wrapper),
         guards: await Promise.all(
-          tool.guards.map((guard) => this.instance(guard as ToolGuard | Class<ToolGuard>)),
+          tool.guards.map((guard) => this.instance(guard as ToolGuard | Class<ToolGuard>, hostRef)),
         ),
       });
     }
     return (tool) => bound.get(tool)!;
   }
 
-  /** The instance behind a class reference: the container's provider, or a new one built by DI. */
-  async instance<T extends object>(ref: T | Class<T>): Promise<T> {
+  /**
+   * The instance behind a class reference: the container's provider, or a new one built by DI
+   * in the context of `moduleRef` (ToolsModule's by default).
+   */
+  async instance<T extends object>(
+    ref: T | Class<T>,
+    moduleRef: ModuleRef = this.moduleRef,
+  ): Promise<T> {
     if (typeof ref !== 'function') return ref;
     try {
-      return this.moduleRef.get(ref as Class<T>, { strict: false });
+      return moduleRef.get(ref as Class<T>, { strict: false });
     } catch {
-      return this.moduleRef.create(ref as any);
+      return moduleRef.create(ref as any);
     }
+  }
+
+  /** The ModuleRef of the module that provides a wrapper's class. */
+  private moduleRefOf(wrapper: InstanceWrapper): ModuleRef {
+    const hostRef = wrapper.host?.providers.get(ModuleRef)?.instance;
+    return hostRef instanceof ModuleRef ? hostRef : this.moduleRef;
   }
 
   private bindHandler(tool: ClassTool, wrapper: InstanceWrapper): BoundClassTool['handler'] {

@@ -1,0 +1,171 @@
+import 'reflect-metadata';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { Injectable, Logger, Module } from '@nestjs/common';
+import { z } from 'zod';
+import {
+  Tool,
+  ToolError,
+  ToolFactory,
+  ToolInvoker,
+  ToolsModule,
+  defineToolRegistry,
+} from '../../lib/index.js';
+import { TestApps } from '../fixtures/apps.js';
+import { CatalogModule, CatalogTools, ProductsService, pingTool } from '../fixtures/catalog.js';
+
+@ToolFactory({ serviceName: 'health' })
+@Injectable()
+class HealthTools {
+  @Tool({ action: 'ping', method: 'GET', description: 'Answer pong', input: z.object({}) })
+  ping() {
+    return { pong: 'class' };
+  }
+}
+
+@ToolFactory({ serviceName: 'files' })
+@Injectable()
+class BadNameTools {
+  @Tool({
+    name: 'bad/name',
+    action: 'read',
+    method: 'GET',
+    description: 'Read a file',
+    input: z.object({}),
+  })
+  read() {
+    return {};
+  }
+}
+
+@ToolFactory({ serviceName: 'echo' })
+@Injectable()
+class ScalarInputTools {
+  @Tool({
+    action: 'say',
+    method: 'POST',
+    description: 'Echo a string',
+    input: z.string() as unknown as z.ZodObject<any, any>,
+  })
+  say() {
+    return {};
+  }
+}
+
+/** `@Tool` methods, but the class was never decorated with `@ToolFactory`. */
+@Injectable()
+class ForgottenFactory {
+  @Tool({ action: 'run', method: 'POST', description: 'Run it', input: z.object({}) })
+  run() {
+    return {};
+  }
+
+  @Tool({ action: 'stop', method: 'POST', description: 'Stop it', input: z.object({}) })
+  stop() {
+    return {};
+  }
+}
+
+/** A decorated tool class that is provided but left out of the registry. */
+@ToolFactory({ serviceName: 'legacy' })
+@Injectable()
+class LegacyTools {
+  @Tool({ action: 'export', method: 'GET', description: 'Export everything', input: z.object({}) })
+  export() {
+    return {};
+  }
+}
+
+const apps = new TestApps();
+afterEach(async () => {
+  jest.restoreAllMocks();
+  await apps.closeAll();
+});
+
+describe('bootstrap failures', () => {
+  it('refuses a registry class that no module provides, naming it and the fix', async () => {
+    const app = await apps.create({
+      imports: [ToolsModule.forRoot([CatalogTools, pingTool])],
+      providers: [ProductsService],
+    });
+    await expect(app.init()).rejects.toThrow(
+      'CatalogTools is in the tool registry (catalog_list, catalog_get, catalog_remove) but no module provides it. ' +
+        'Add CatalogTools to the providers of a module that AppModule imports.',
+    );
+  });
+
+  it('refuses a class tool and a runtime tool of the same name, naming both origins', () => {
+    const message =
+      /Duplicate tool name "health_ping": declared by HealthTools\.ping and by runtime tool "health\.ping"/;
+    expect(() => defineToolRegistry({ defaults: [HealthTools, pingTool] })).toThrow(message);
+    expect(() => ToolsModule.forRoot([HealthTools, pingTool])).toThrow(message);
+    expect(() => ToolsModule.forRoot({ registry: [pingTool, HealthTools] })).toThrow(
+      /Duplicate tool name "health_ping": declared by runtime tool "health\.ping" and by HealthTools\.ping/,
+    );
+  });
+
+  it('refuses an invalid @Tool name at app.init(), naming Class.method', async () => {
+    const app = await apps.create({
+      imports: [ToolsModule.forRoot([BadNameTools])],
+      providers: [BadNameTools],
+    });
+    await expect(app.init()).rejects.toThrow(
+      /Tool name "bad\/name" \(BadNameTools\.read\) must match \^\[a-zA-Z0-9_-\]\{1,64\}\$/,
+    );
+  });
+
+  it('refuses a non-object @Tool input schema at app.init(), naming the tool', async () => {
+    const app = await apps.create({
+      imports: [ToolsModule.forRoot([ScalarInputTools])],
+      providers: [ScalarInputTools],
+    });
+    await expect(app.init()).rejects.toThrow(
+      /Tool "echo_say" \(ScalarInputTools\.say\) must have a Zod object input schema/,
+    );
+  });
+
+  it('refuses unknown disable/replace names synchronously, listing the declared names', () => {
+    const registry = defineToolRegistry({ defaults: [CatalogTools, pingTool] });
+    const declared = 'declared: catalog_get, catalog_list, catalog_remove, health_ping.';
+    expect(() => registry.disable('catalog_delete')).toThrow(
+      `Tool registry disable("catalog_delete") names no default; ${declared}`,
+    );
+    expect(() => registry.replace('health_pong', pingTool)).toThrow(
+      `Tool registry replace("health_pong") names no default; ${declared}`,
+    );
+  });
+
+  it('refuses a provided class with @Tool methods but no @ToolFactory, naming it and the fix', async () => {
+    const app = await apps.create({
+      imports: [CatalogModule, ToolsModule.forRoot([CatalogTools])],
+      providers: [ForgottenFactory],
+    });
+    await expect(app.init()).rejects.toThrow(
+      'ForgottenFactory has @Tool methods (run, stop) but no @ToolFactory. ' +
+        'Decorate the class with @ToolFactory({ serviceName, ... }).',
+    );
+  });
+
+  it('warns about a provided @ToolFactory class left out of the registry and does not expose it', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    @Module({ providers: [LegacyTools] })
+    class LegacyModule {}
+    const app = await apps.init({
+      imports: [CatalogModule, LegacyModule, ToolsModule.forRoot([CatalogTools])],
+    });
+    const warnings = warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => /@ToolFactory/.test(message));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^LegacyTools declares tools with @ToolFactory but is not in the tool registry, so they are not exposed\./,
+      ),
+    ]);
+    const tools = app.get(ToolInvoker);
+    for (const transport of ['MCP', 'AGENT', 'CLI'] as const) {
+      expect(tools.names(transport)).not.toContain('legacy_export');
+    }
+    const unknown = tools.invoke('legacy_export', {}, { transport: 'AGENT' });
+    await expect(unknown).rejects.toBeInstanceOf(ToolError);
+    await expect(unknown).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
