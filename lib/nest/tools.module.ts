@@ -9,6 +9,9 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import type { ToolCollection } from '../core/registry.js';
+import { installBodyErrorMapping } from '../mcp/mcp-body-errors.js';
+import type { ResolvedMcpOptions } from '../mcp/mcp-options.interface.js';
+import { MCP_OPTIONS } from '../mcp/mcp.constants.js';
 import { McpService } from '../mcp/mcp.service.js';
 import {
   linkFastifyRequest,
@@ -65,6 +68,7 @@ function isCollection(value: unknown): value is ToolCollection {
 export class ToolsModule extends ConfigurableToolsModule implements NestModule, OnModuleInit {
   constructor(
     @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
+    @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     super();
@@ -110,6 +114,12 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
   }
 
   configure(consumer: MiddlewareConsumer): void {
+    // configure() runs after Nest's body parsers are installed and before its routes and
+    // exception handler, which is where a body error on the MCP route must be answered.
+    const adapter = this.adapterHost?.httpAdapter;
+    if (adapter && this.mcp.mount) {
+      installBodyErrorMapping(adapter.getType(), adapter.getInstance(), this.mcp.path);
+    }
     if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');
   }
 }
