@@ -211,29 +211,33 @@ export function createToolInvoker(
     onCallFinished: options.onCallFinished,
   });
 
-  const invoke = async <T>(
+  const invoke = <T>(
     name: string,
     args: unknown,
     invokeOptions: InvokeOptions,
   ): Promise<ToolResult<T>> => {
-    const { byName, names } = surface(invokeOptions?.transport);
-    const tool = byName.get(name);
-    if (!tool) {
-      throw new ToolError('NOT_FOUND', {
-        message: unknownToolMessage(String(name), names),
-        details: { name: String(name), transport: invokeOptions.transport },
-      });
+    try {
+      const { byName, names } = surface(invokeOptions?.transport);
+      const tool = byName.get(name);
+      if (!tool) {
+        throw new ToolError('NOT_FOUND', {
+          message: unknownToolMessage(String(name), names),
+          details: { name: String(name), transport: invokeOptions.transport },
+        });
+      }
+      const request: CallRequest = {
+        transport: invokeOptions.transport,
+        source: invokeOptions.source ?? 'internal',
+        args,
+        context: invokeOptions.context,
+        signal: invokeOptions.signal,
+        onProgress: invokeOptions.onProgress,
+        onLog: invokeOptions.onLog,
+      };
+      return Promise.resolve(runTool(tool, request, settings) as ToolResult<T>);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const request: CallRequest = {
-      transport: invokeOptions.transport,
-      source: invokeOptions.source ?? 'internal',
-      args,
-      context: invokeOptions.context,
-      signal: invokeOptions.signal,
-      onProgress: invokeOptions.onProgress,
-      onLog: invokeOptions.onLog,
-    };
-    return runTool(tool, request, settings) as Promise<ToolResult<T>>;
   };
 
   return Object.freeze({
