@@ -70,7 +70,10 @@ export class ToolError extends Error {
     this.name = 'ToolError';
     this.code = code;
     this.status =
-      options.status ?? (TOOL_ERROR_STATUS as Record<string, number | undefined>)[code] ?? 500;
+      options.status ??
+      (Object.hasOwn(TOOL_ERROR_STATUS, code)
+        ? (TOOL_ERROR_STATUS as Record<string, number>)[code]
+        : 500);
     this.retryable = options.retryable ?? isRetryableStatus(this.status);
     if (options.details !== undefined) this.details = options.details;
     if (options.hint !== undefined) this.hint = options.hint;

@@ -9,6 +9,7 @@ export interface HttpRequestLike {
   headers: IncomingMessage['headers'];
   body?: unknown;
   raw?: IncomingMessage;
+  socket?: IncomingMessage['socket'];
 }
 
 /** A Node response, an Express response, or a Fastify reply. */

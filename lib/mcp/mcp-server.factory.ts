@@ -14,9 +14,10 @@ import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
-import { toFailure } from '../core/result.js';
+import { toFailure, type ToolResult } from '../core/result.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { toCallToolResult } from './call-tool-result.js';
+import type { InFlightCalls } from './in-flight-calls.js';
 import type { ResolvedMcpOptions } from './mcp-options.interface.js';
 
 type Era = McpRequestContext['era'];
@@ -60,6 +61,11 @@ export interface McpServerFactoryOptions {
   readonly logger: ToolLogger;
   /** Context for calls that have no request to resolve one from (stdio). */
   readonly context?: ToolContext;
+  /**
+   * Cross-request cancellation for stateless 2025-era serving: who is calling (for the current
+   * request), and the calls in flight in this process.
+   */
+  readonly cancellation?: { readonly caller: () => string; readonly calls: InFlightCalls };
 }
 
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
@@ -75,7 +81,7 @@ const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
  * progress and log notifications on the request's own stream, and the request's cancellation.
  */
 export function createMcpServerFactory(settings: McpServerFactoryOptions): McpServerFactory {
-  const { invoker, options, logger, context } = settings;
+  const { invoker, options, logger, context, cancellation } = settings;
   const prepared = {
     modern: new Map(invoker.manifest('MCP').map((d) => [d, toMcpTool(d, 'modern')])),
     legacy: new Map(invoker.manifest('MCP').map((d) => [d, toMcpTool(d, 'legacy')])),
@@ -97,6 +103,7 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
 
   const callTool = async (
     server: Server,
+    era: Era,
     params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
     ctx: ServerContext,
   ): Promise<CallToolResult> => {
@@ -107,15 +114,28 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
         unknownToolMessage(String(params.name), invoker.names('MCP')),
       );
     }
-    const result = await invoker.invoke(params.name, params.arguments ?? {}, {
-      transport: 'MCP',
-      source: 'mcp',
-      context,
-      signal: ctx.mcpReq.signal,
-      onProgress: progressSink(ctx, params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken),
-      onLog: (level, message, data) =>
-        ctx.mcpReq.log(LOG_LEVELS[level], data === undefined ? message : { message, data }),
-    });
+    // A 2026-era client cancels by closing the request; a 2025-era one by a separate notification.
+    const tracked =
+      era === 'legacy' && cancellation
+        ? cancellation.calls.track(cancellation.caller(), ctx.mcpReq.id)
+        : undefined;
+    let result: ToolResult;
+    try {
+      result = await invoker.invoke(params.name, params.arguments ?? {}, {
+        transport: 'MCP',
+        source: 'mcp',
+        context,
+        signal: tracked ? AbortSignal.any([ctx.mcpReq.signal, tracked.signal]) : ctx.mcpReq.signal,
+        onProgress: progressSink(
+          ctx,
+          params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken,
+        ),
+        onLog: (level, message, data) =>
+          ctx.mcpReq.log(LOG_LEVELS[level], data === undefined ? message : { message, data }),
+      });
+    } finally {
+      tracked?.done();
+    }
     let answer: CallToolResult;
     try {
       answer = toCallToolResult(result, tool.spec);
@@ -141,8 +161,17 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
     });
     server.setRequestHandler('tools/list', () => listTools(era));
     server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, request.params as never, ctx),
+      callTool(server, era, request.params as never, ctx),
     );
+    if (cancellation && era === 'legacy') {
+      server.setNotificationHandler('notifications/cancelled', (notification) =>
+        cancellation.calls.cancel(
+          cancellation.caller(),
+          notification.params?.requestId,
+          notification.params?.reason,
+        ),
+      );
+    }
     return server;
   };
 }

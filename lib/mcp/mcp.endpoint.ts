@@ -1,4 +1,14 @@
-import { Controller, Delete, Get, Injectable, Post, Req, Res, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  Inject,
+  Injectable,
+  Post,
+  Req,
+  Res,
+  type Type,
+} from '@nestjs/common';
 import type { HttpRequestLike, HttpResponseLike } from './mcp-http.js';
 import { McpService } from './mcp.service.js';
 
@@ -14,7 +24,7 @@ import { McpService } from './mcp.service.js';
  */
 @Injectable()
 export class McpEndpoint {
-  constructor(protected readonly mcp: McpService) {}
+  constructor(@Inject(McpService) protected readonly mcp: McpService) {}
 
   @Post()
   handle(@Req() request: HttpRequestLike, @Res() response: HttpResponseLike): Promise<void> {

@@ -25,6 +25,7 @@ import {
 } from './mcp-http.js';
 import type { ResolvedMcpOptions } from './mcp-options.interface.js';
 import { createMcpServerFactory } from './mcp-server.factory.js';
+import { InFlightCalls } from './in-flight-calls.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 
 /**
@@ -36,11 +37,12 @@ import { MCP_OPTIONS } from './mcp.constants.js';
 export class McpService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ToolsMcp');
   private handler?: McpHttpHandler;
+  private readonly inFlight = new InFlightCalls();
 
   constructor(
     @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
-    private readonly invoker: ToolInvoker,
-    private readonly requestContext: ToolRequestContext,
+    @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
+    @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -92,6 +94,13 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
     );
   }
 
+  /** Who is calling: the credential and address of the current request. */
+  private caller(): string {
+    const request = this.requestContext.request as HttpRequestLike | undefined;
+    const socket = (request?.raw ?? (request as { socket?: { remoteAddress?: string } }))?.socket;
+    return `${request?.headers.authorization ?? ''}|${socket?.remoteAddress ?? ''}`;
+  }
+
   private rejection(request: Request): Response | undefined {
     const { allowedHosts, allowedOrigins } = this.options;
     return (
@@ -110,6 +119,7 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
         invoker: this.invoker,
         options: this.options,
         logger: { error: (message, error) => this.logger.error(message, (error as Error)?.stack) },
+        cancellation: { caller: () => this.caller(), calls: this.inFlight },
       }),
       {
         legacy: this.options.protocol === 'modern' ? 'reject' : 'stateless',

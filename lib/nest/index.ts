@@ -7,3 +7,4 @@ export { ToolInvoker } from './tool-invoker.service.js';
 export { ToolsModule } from './tools.module.js';
 export { TOOLS_MODULE_OPTIONS } from './tools.constants.js';
 export { ToolsConfigurationError } from './tools.messages.js';
+export { StderrLogger } from './stderr.logger.js';

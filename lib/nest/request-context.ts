@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable, type NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 
 interface RequestStore {
   readonly request: unknown;
@@ -55,7 +55,7 @@ export class ToolRequestContext {
  */
 @Injectable()
 export class ToolRequestMiddleware implements NestMiddleware {
-  constructor(private readonly context: ToolRequestContext) {}
+  constructor(@Inject(ToolRequestContext) private readonly context: ToolRequestContext) {}
 
   use(request: unknown, _response: unknown, next: (error?: unknown) => void): void {
     this.context.run(request, next);

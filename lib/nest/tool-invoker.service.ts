@@ -44,9 +44,9 @@ export class ToolInvoker implements CoreToolInvoker, OnModuleInit {
   constructor(
     @Inject(TOOLS_REGISTRY) private readonly tools: readonly ToolDefinition[],
     @Inject(TOOLS_MODULE_OPTIONS) private readonly options: ToolsModuleOptions,
-    private readonly explorer: ToolsExplorer,
-    private readonly requestContext: ToolRequestContext,
-    private readonly events: ToolEvents,
+    @Inject(ToolsExplorer) private readonly explorer: ToolsExplorer,
+    @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
+    @Inject(ToolEvents) private readonly events: ToolEvents,
   ) {}
 
   async onModuleInit(): Promise<void> {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ContextIdFactory, DiscoveryService, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { ToolGuard } from '../core/hooks.js';
@@ -20,9 +20,9 @@ export class ToolsExplorer {
   private readonly logger = new Logger('ToolsModule');
 
   constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly moduleRef: ModuleRef,
-    private readonly requestContext: ToolRequestContext,
+    @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
+    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
   ) {}
 
   /** Checks the registry against the container and returns the binder for its class tools. */

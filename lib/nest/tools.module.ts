@@ -69,7 +69,7 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
   constructor(
     @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
     @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
-    @Optional() private readonly adapterHost?: HttpAdapterHost,
+    @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {
     super();
   }
