@@ -298,105 +298,143 @@ class Run {
   }
 }
 
+/** How a call ended: its result, and the value a guard or the handler threw, if any. */
+interface Outcome {
+  readonly result: ToolResult;
+  readonly thrown?: { readonly value: unknown };
+}
+
 // The pipeline reads as async code: each `yield` is an `await` that does not wait for a value
-// that is already there (see drive()).
+// that is already there (see drive()). It is split in small generators so the JIT optimises them.
 function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
+  let outcome: Outcome;
+  try {
+    outcome = { result: { ok: true, data: yield* attempt(run) } };
+  } catch (error) {
+    outcome = failure(error, run.settings.mapError);
+  }
+  yield* finish(run, outcome, performance.now() - started);
+  return outcome.result;
+}
+
+/** Steps 2 to 8: everything between finding the tool and reporting the outcome. */
+function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   const { tool, request, settings, state } = run;
   const { spec } = tool;
-  const { hooks, logger } = settings;
   const { call } = state;
-  const name = spec.name;
-  let context = run.context;
+  if (call.depth > settings.maxDepth) {
+    throw new Refusal(
+      new ToolError('RECURSION_LIMIT', {
+        message: `Tool "${spec.name}" was called at depth ${call.depth}, beyond the limit of ${settings.maxDepth}.`,
+      }),
+    );
+  }
+  const context = (run.context = (yield resolveCallContext(
+    settings,
+    request.context,
+  )) as ToolContext);
 
-  let result: ToolResult;
-  let thrown: { value: unknown } | undefined;
-  try {
-    if (call.depth > settings.maxDepth) {
+  let args = request.args ?? {};
+  for (const before of settings.hooks.before) {
+    let replacement: unknown;
+    try {
+      replacement = yield before({ name: spec.name, args, context, call });
+    } catch (error) {
+      throw new Refusal(normalizeError(error, settings.mapError));
+    }
+    if (isPlainObject(replacement)) args = replacement;
+  }
+
+  const input = (yield parse(spec.input, args)) as z.ZodSafeParseResult<unknown>;
+  if (!input.success) throw new Refusal(validationError('input', input.error));
+
+  let handlerContext: unknown = context;
+  if (spec.context) {
+    const parsed = (yield parse(spec.context, context)) as z.ZodSafeParseResult<unknown>;
+    if (!parsed.success) throw new Refusal(validationError('context', parsed.error));
+    handlerContext = parsed.data;
+  }
+
+  for (const guard of tool.guards) {
+    // A tool hidden from this caller's listing does not run for it either.
+    const listed = guard.canList ? yield guard.canList(tool.descriptor, context) : true;
+    const allowed =
+      listed === true &&
+      (yield guard.canActivate({
+        tool: tool.descriptor,
+        input: input.data,
+        context: handlerContext,
+        call,
+      }));
+    if (allowed !== true) {
       throw new Refusal(
-        new ToolError('RECURSION_LIMIT', {
-          message: `Tool "${name}" was called at depth ${call.depth}, beyond the limit of ${settings.maxDepth}.`,
+        new ToolError('FORBIDDEN', {
+          message: `The call to "${spec.name}" was refused by a guard.`,
         }),
       );
     }
-    context = (yield resolveCallContext(settings, request.context)) as ToolContext;
+  }
 
-    let args = request.args ?? {};
-    for (const before of hooks.before) {
-      let replacement: unknown;
-      try {
-        replacement = yield before({ name, args, context, call });
-      } catch (error) {
-        throw new Refusal(normalizeError(error, settings.mapError));
-      }
-      if (isPlainObject(replacement)) args = replacement;
-    }
+  // The caller may have given up while hooks or guards were pending.
+  if (run.callerSignal?.aborted) throw new Refusal(cancelled(spec));
+  const data = yield settle(
+    tool.handler(handlerCall(run, input.data, handlerContext)),
+    spec,
+    state,
+    run.callerSignal,
+  );
 
-    const input = (yield parse(spec.input, args)) as z.ZodSafeParseResult<unknown>;
-    if (!input.success) throw new Refusal(validationError('input', input.error));
+  if (!spec.output) return data;
+  const output = (yield parse(spec.output, data)) as z.ZodSafeParseResult<unknown>;
+  if (!output.success) throw new OutputMismatch(output.error);
+  return output.data;
+}
 
-    let handlerContext: unknown = context;
-    if (spec.context) {
-      const parsed = (yield parse(spec.context, context)) as z.ZodSafeParseResult<unknown>;
-      if (!parsed.success) throw new Refusal(validationError('context', parsed.error));
-      handlerContext = parsed.data;
-    }
-
-    for (const guard of tool.guards) {
-      // A tool hidden from this caller's listing does not run for it either.
-      const listed = guard.canList ? yield guard.canList(tool.descriptor, context) : true;
-      const allowed =
-        listed === true &&
-        (yield guard.canActivate({
-          tool: tool.descriptor,
-          input: input.data,
-          context: handlerContext,
-          call,
-        }));
-      if (allowed !== true) {
-        throw new Refusal(
-          new ToolError('FORBIDDEN', { message: `The call to "${name}" was refused by a guard.` }),
-        );
-      }
-    }
-
-    // The caller may have given up while hooks or guards were pending.
-    if (run.callerSignal?.aborted) throw new Refusal(cancelled(spec));
-    const { onProgress, onLog } = request;
-    const produced = tool.handler(
-      new HandlerCall(
-        input.data,
-        handlerContext,
-        onProgress ? progressReporter(logger, name, onProgress) : NO_PROGRESS,
-        onLog ? handlerLog(logger, name, onLog) : NO_LOG,
-        state,
-      ),
-    );
-    let data = yield settle(produced, spec, state, run.callerSignal);
-
-    if (spec.output) {
-      const output = (yield parse(spec.output, data)) as z.ZodSafeParseResult<unknown>;
-      if (!output.success) throw new OutputMismatch(output.error);
-      data = output.data;
-    }
-    result = { ok: true, data };
-  } catch (error) {
-    if (error instanceof Refusal) {
-      result = { ok: false, error: toFailure(error.error) };
-    } else if (error instanceof OutputMismatch) {
-      thrown = { value: error.error };
-      result = {
+/** The outcome of a value thrown out of the pipeline. */
+function failure(error: unknown, mapError: ErrorMapper | undefined): Outcome {
+  if (error instanceof Refusal) return { result: { ok: false, error: toFailure(error.error) } };
+  if (error instanceof OutputMismatch) {
+    return {
+      result: {
         ok: false,
         error: toFailure(
           new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' }),
         ),
-      };
-    } else {
-      thrown = { value: error };
-      result = { ok: false, error: toFailure(normalizeError(error, settings.mapError)) };
-    }
+      },
+      thrown: { value: error.error },
+    };
   }
+  return {
+    result: { ok: false, error: toFailure(normalizeError(error, mapError)) },
+    thrown: { value: error },
+  };
+}
 
+function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {
+  const { onProgress, onLog } = run.request;
+  const { logger } = run.settings;
+  const name = run.tool.spec.name;
+  return new HandlerCall(
+    input,
+    context,
+    onProgress ? progressReporter(logger, name, onProgress) : NO_PROGRESS,
+    onLog ? handlerLog(logger, name, onLog) : NO_LOG,
+    run.state,
+  );
+}
+
+/** Step 9: `onToolError` (for thrown values), `afterToolCall`, then the event. */
+function* finish(
+  run: Run,
+  outcome: Outcome,
+  durationMs: number,
+): Generator<unknown, void, unknown> {
+  const { tool, request, settings, context } = run;
+  const { hooks, logger } = settings;
+  const { call } = run.state;
+  const { result, thrown } = outcome;
+  const name = tool.spec.name;
   if (thrown) {
     const error = thrown.value;
     for (const onError of hooks.error) {
@@ -412,7 +450,6 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
       }
     }
   }
-  const durationMs = performance.now() - started;
   if (hooks.after.length > 0) {
     const options = thrown
       ? { name, args: request.args, context, call, result, durationMs, error: thrown.value }
@@ -425,26 +462,34 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
       }
     }
   }
-  if (settings.onCallFinished) {
-    const event: ToolCallEvent = {
-      name,
-      identity: spec.identity,
-      transport: call.transport,
-      source: call.source,
-      ok: result.ok,
-      ...(!result.ok && { errorCode: result.error.code }),
-      durationMs,
-      callId: call.id,
-      ...(call.parentId !== undefined && { parentId: call.parentId }),
-      depth: call.depth,
-    };
-    try {
-      observe(logger, 'call event listener', name, settings.onCallFinished(event));
-    } catch (listenerError) {
-      report(logger, 'call event listener', name, listenerError);
-    }
+  if (settings.onCallFinished) emit(run, result, durationMs, settings.onCallFinished);
+}
+
+function emit(
+  run: Run,
+  result: ToolResult,
+  durationMs: number,
+  listener: (event: ToolCallEvent) => void,
+): void {
+  const { call } = run.state;
+  const name = run.tool.spec.name;
+  const event: ToolCallEvent = {
+    name,
+    identity: run.tool.spec.identity,
+    transport: call.transport,
+    source: call.source,
+    ok: result.ok,
+    ...(!result.ok && { errorCode: result.error.code }),
+    durationMs,
+    callId: call.id,
+    ...(call.parentId !== undefined && { parentId: call.parentId }),
+    depth: call.depth,
+  };
+  try {
+    observe(run.settings.logger, 'call event listener', name, listener(event));
+  } catch (error) {
+    report(run.settings.logger, 'call event listener', name, error);
   }
-  return result;
 }
 
 /** Calls a sink that must never disturb the call. */
