@@ -178,15 +178,15 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
 
 /**
  * Sends `notifications/progress` when the request carries a progress token. A missing
- * `progress` sends the next ordinal; a value that does not increase is dropped (the spec
- * requires increasing progress).
+ * `progress` sends the next ordinal (from 1); a value that does not increase on the last one
+ * sent is dropped (the spec requires increasing progress). The first value may be 0.
  */
 function progressSink(ctx: ServerContext, token: unknown) {
   if (typeof token !== 'string' && typeof token !== 'number') return undefined;
-  let last = 0;
+  let last: number | undefined;
   return (update: ToolProgress) => {
-    const progress = update.progress ?? last + 1;
-    if (progress <= last) return;
+    const progress = update.progress ?? (last ?? 0) + 1;
+    if (last !== undefined && progress <= last) return;
     last = progress;
     return ctx.mcpReq.notify({
       method: 'notifications/progress',
