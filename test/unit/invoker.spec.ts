@@ -1,0 +1,413 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import { z } from 'zod';
+import {
+  createToolInvoker,
+  defineRuntimeTool,
+  defineToolClass,
+  defineToolRegistry,
+  ToolError,
+  type ToolHooks,
+} from '../../lib/core/index.js';
+import { makeTool } from './support.js';
+
+const getInvoice = defineRuntimeTool({
+  description: 'Fetch one invoice',
+  identity: { serviceName: 'billing', action: 'getInvoice', method: 'GET', scope: 'tenant' },
+  input: z.object({ id: z.string() }),
+  output: z.object({ id: z.string(), total: z.number() }),
+  handler: ({ input }) => ({ id: input.id, total: 10 }),
+});
+const listInvoices = makeTool({ service: 'billing', action: 'listInvoices', method: 'GET' });
+const voidInvoice = makeTool({ service: 'billing', action: 'voidInvoice', method: 'DELETE' });
+const ping = makeTool({ service: 'health', action: 'ping', method: 'GET' });
+const migrate = makeTool({ service: 'admin', action: 'migrate', transports: ['CLI'] });
+const everywhere = makeTool({
+  service: 'zeta',
+  action: 'all',
+  transports: ['CLI', 'AGENT', 'MCP'],
+});
+
+class AuditTools {
+  recent() {
+    return ['entry'];
+  }
+}
+defineToolClass(AuditTools, {
+  serviceName: 'audit',
+  tools: [
+    {
+      methodName: 'recent',
+      action: 'recent',
+      method: 'GET',
+      description: 'Recent audit entries',
+      input: z.object({}),
+    },
+  ],
+});
+
+const all = [getInvoice, voidInvoice, ping, migrate, listInvoices, everywhere, AuditTools];
+
+function spyHooks() {
+  return {
+    beforeToolCall: jest.fn(),
+    afterToolCall: jest.fn(),
+    onToolError: jest.fn(),
+  } satisfies ToolHooks;
+}
+
+describe('createToolInvoker inputs', () => {
+  it('accepts a registry builder, its build() result and an array alike', async () => {
+    const builder = defineToolRegistry({ defaults: all });
+    const invokers = [
+      createToolInvoker(builder),
+      createToolInvoker(builder.build()),
+      createToolInvoker(all),
+    ];
+    for (const invoker of invokers) {
+      expect(invoker.names('AGENT')).toEqual([
+        'audit_recent',
+        'billing_get_invoice',
+        'billing_list_invoices',
+        'billing_void_invoice',
+        'health_ping',
+        'zeta_all',
+      ]);
+      await expect(
+        invoker.invoke('billing_get_invoice', { id: 'inv_1' }, { transport: 'AGENT' }),
+      ).resolves.toEqual({ ok: true, data: { id: 'inv_1', total: 10 } });
+      await expect(invoker.invoke('audit_recent', {}, { transport: 'MCP' })).resolves.toEqual({
+        ok: true,
+        data: ['entry'],
+      });
+    }
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(createToolInvoker([ping]))).toBe(true);
+  });
+
+  it('refuses duplicate names in a list, naming both origins', () => {
+    const again = makeTool({ name: 'health_ping', service: 'x', action: 'y' });
+    expect(() => createToolInvoker([ping, again])).toThrow(
+      'Duplicate tool name "health_ping": declared by runtime tool "health.ping" and by runtime tool "health_ping".',
+    );
+  });
+
+  it('refuses a hand-made registry holding a tool that cannot be mounted', () => {
+    const bad = { ...ping, name: 'bad/name' };
+    expect(() => createToolInvoker({ tools: [bad], names: ['bad/name'] })).toThrow(
+      /Tool name "bad\/name" .* must match/,
+    );
+  });
+
+  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '3'])(
+    'refuses maxDepth %p',
+    (maxDepth) => {
+      expect(() => createToolInvoker([ping], { maxDepth: maxDepth as any })).toThrow(
+        /^maxDepth must be a non-negative integer, got /,
+      );
+      expect(() => createToolInvoker([ping], { maxDepth: maxDepth as any })).toThrow(TypeError);
+    },
+  );
+
+  it('accepts maxDepth 0', () => {
+    expect(() => createToolInvoker([ping], { maxDepth: 0 })).not.toThrow();
+  });
+});
+
+describe('invoke', () => {
+  it('rejects an unknown name with NOT_FOUND listing similar names, before any hook runs', async () => {
+    const hooks = spyHooks();
+    const onCallFinished = jest.fn();
+    const invoker = createToolInvoker(all, { hooks, onCallFinished });
+    let caught: unknown;
+    await invoker
+      .invoke('billing_get_invoic', { id: 'x' }, { transport: 'AGENT' })
+      .catch((error) => (caught = error));
+    expect(caught).toBeInstanceOf(ToolError);
+    expect(caught).toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+      details: { name: 'billing_get_invoic', transport: 'AGENT' },
+    });
+    const message = (caught as ToolError).message;
+    expect(message).toMatch(
+      /^Unknown tool "billing_get_invoic"\. Did you mean "billing_get_invoice"/,
+    );
+    expect(message.match(/"billing_/g)!.length).toBeLessThanOrEqual(4); // the name + up to 3
+    expect(hooks.beforeToolCall).not.toHaveBeenCalled();
+    expect(hooks.afterToolCall).not.toHaveBeenCalled();
+    expect(hooks.onToolError).not.toHaveBeenCalled();
+    expect(onCallFinished).not.toHaveBeenCalled();
+  });
+
+  it('treats a tool not exposed on the transport as unknown for that call', async () => {
+    const hooks = spyHooks();
+    const invoker = createToolInvoker(all, { hooks });
+    await expect(invoker.invoke('admin_migrate', {}, { transport: 'AGENT' })).rejects.toMatchObject(
+      { code: 'NOT_FOUND', details: { name: 'admin_migrate', transport: 'AGENT' } },
+    );
+    await expect(invoker.invoke('admin_migrate', {}, { transport: 'MCP' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(hooks.beforeToolCall).not.toHaveBeenCalled();
+    await expect(invoker.invoke('admin_migrate', { a: 1 }, { transport: 'CLI' })).resolves.toEqual({
+      ok: true,
+      data: { a: 1 },
+    });
+    expect(hooks.beforeToolCall).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not find names inherited from Object.prototype', async () => {
+    const invoker = createToolInvoker(all);
+    await expect(invoker.invoke('toString', {}, { transport: 'MCP' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(invoker.invoke('constructor', {}, { transport: 'MCP' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+
+  it.each([
+    ['no options', undefined],
+    ['no transport', {}],
+    ['an unknown transport', { transport: 'HTTP' }],
+    ['a lower-case transport', { transport: 'mcp' }],
+  ])('rejects %s with a TypeError before any hook runs', async (_label, options) => {
+    const hooks = spyHooks();
+    const invoker = createToolInvoker(all, { hooks });
+    const pending = invoker.invoke('health_ping', {}, options as any);
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).rejects.toThrow(TypeError);
+    await expect(invoker.invoke('health_ping', {}, options as any)).rejects.toThrow(
+      /^A call needs \{ transport \} set to one of MCP, AGENT, CLI; got /,
+    );
+    expect(hooks.beforeToolCall).not.toHaveBeenCalled();
+    expect(hooks.afterToolCall).not.toHaveBeenCalled();
+  });
+
+  it("defaults the source to 'internal'", async () => {
+    const afterToolCall = jest.fn<NonNullable<ToolHooks['afterToolCall']>>();
+    const invoker = createToolInvoker(all, { hooks: { afterToolCall } });
+    await invoker.invoke('health_ping', {}, { transport: 'MCP' });
+    await invoker.invoke('health_ping', {}, { transport: 'MCP', source: 'mcp' });
+    expect(afterToolCall.mock.calls.map(([options]) => options.call.source)).toEqual([
+      'internal',
+      'mcp',
+    ]);
+  });
+
+  it('applies mapError to thrown values', async () => {
+    class Teapot extends Error {}
+    const tool = makeTool({
+      handler: () => {
+        throw new Teapot('short and stout');
+      },
+    });
+    const invoker = createToolInvoker([tool], {
+      mapError: (error) =>
+        error instanceof Teapot
+          ? new ToolError('TEAPOT', { status: 418, message: 'tea' })
+          : undefined,
+    });
+    await expect(invoker.invoke('test_run', {}, { transport: 'MCP' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'TEAPOT', message: 'tea', retryable: false },
+    });
+  });
+
+  it('runs global guards on every tool', async () => {
+    const canActivate = jest.fn(
+      ({ tool }: { tool: { name: string } }) => tool.name !== 'health_ping',
+    );
+    const invoker = createToolInvoker(all, { guards: [{ canActivate }] });
+    expect((await invoker.invoke('health_ping', {}, { transport: 'MCP' })).ok).toBe(false);
+    expect((await invoker.invoke('audit_recent', {}, { transport: 'MCP' })).ok).toBe(true);
+    expect(canActivate).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('invokeOrThrow', () => {
+  it('returns the data of a successful call', async () => {
+    const invoker = createToolInvoker(all);
+    await expect(
+      invoker.invokeOrThrow('billing_get_invoice', { id: 'inv_2' }, { transport: 'MCP' }),
+    ).resolves.toEqual({ id: 'inv_2', total: 10 });
+  });
+
+  it('throws the ToolError of a failed call with code, status, details and hint preserved', async () => {
+    const thrown = new ToolError('ENTITY_LOCKED', {
+      status: 423,
+      message: 'Invoice is locked',
+      details: { lockedBy: 'u1' },
+      hint: 'Retry after the lock expires',
+    });
+    const tool = makeTool({
+      handler: () => {
+        throw thrown;
+      },
+    });
+    let caught: unknown;
+    try {
+      await createToolInvoker([tool]).invokeOrThrow('test_run', {}, { transport: 'MCP' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(ToolError.is(caught)).toBe(true);
+    expect(caught).toBeInstanceOf(ToolError);
+    expect(caught).toMatchObject({
+      code: 'ENTITY_LOCKED',
+      status: 423,
+      message: 'Invoice is locked',
+      retryable: false,
+      details: { lockedBy: 'u1' },
+      hint: 'Retry after the lock expires',
+    });
+    expect(caught).toBe(thrown);
+  });
+
+  it('throws a pipeline failure such as VALIDATION_ERROR with its status', async () => {
+    const invoker = createToolInvoker(all);
+    await expect(
+      invoker.invokeOrThrow('billing_get_invoice', { id: 1 }, { transport: 'MCP' }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      details: { target: 'input' },
+    });
+  });
+
+  it('throws a scrubbed INTERNAL_SERVER_ERROR whose cause stays in-process', async () => {
+    const original = new Error('db at 10.0.0.4 failed');
+    const tool = makeTool({
+      handler: () => {
+        throw original;
+      },
+    });
+    const error = await createToolInvoker([tool])
+      .invokeOrThrow('test_run', {}, { transport: 'MCP' })
+      .catch((caught: ToolError) => caught);
+    expect(error).toMatchObject({
+      code: 'INTERNAL_SERVER_ERROR',
+      status: 500,
+      message: 'Internal server error',
+    });
+    expect((error as ToolError).cause).toBe(original);
+  });
+
+  it('rejects an unknown name with NOT_FOUND', async () => {
+    await expect(
+      createToolInvoker(all).invokeOrThrow('nope', {}, { transport: 'MCP' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('names', () => {
+  it('lists the names exposed on a transport: sorted, frozen, the same array on every call', () => {
+    const invoker = createToolInvoker(all);
+    const cli = invoker.names('CLI');
+    expect(cli).toEqual(['admin_migrate', 'zeta_all']);
+    expect(invoker.names('CLI')).toBe(cli);
+    expect(Object.isFrozen(cli)).toBe(true);
+    const mcp = invoker.names('MCP');
+    expect(mcp).toEqual([...mcp].sort());
+    expect(mcp).not.toContain('admin_migrate');
+    expect(invoker.names('MCP')).toBe(mcp);
+  });
+
+  it('throws a TypeError for an unknown transport', () => {
+    expect(() => createToolInvoker(all).names('HTTP' as any)).toThrow(TypeError);
+    expect(() => createToolInvoker(all).manifest(undefined as any)).toThrow(TypeError);
+  });
+});
+
+describe('find', () => {
+  it('returns the compiled tool exposed on a transport, or undefined', () => {
+    const invoker = createToolInvoker(all);
+    const compiled = invoker.find('admin_migrate', 'CLI');
+    expect(compiled?.spec).toBe(migrate);
+    expect(compiled?.descriptor.name).toBe('admin_migrate');
+    expect(Object.isFrozen(compiled)).toBe(true);
+    expect(invoker.find('admin_migrate', 'MCP')).toBeUndefined();
+    expect(invoker.find('nope', 'CLI')).toBeUndefined();
+  });
+});
+
+describe('manifest', () => {
+  it('describes the tools exposed on a transport, in declaration order', () => {
+    const manifest = createToolInvoker(all).manifest('MCP');
+    expect(manifest.map((descriptor) => descriptor.name)).toEqual([
+      'billing_get_invoice',
+      'billing_void_invoice',
+      'health_ping',
+      'billing_list_invoices',
+      'zeta_all',
+      'audit_recent',
+    ]);
+    expect(
+      createToolInvoker(all)
+        .manifest('CLI')
+        .map((descriptor) => descriptor.name),
+    ).toEqual(['admin_migrate', 'zeta_all']);
+  });
+
+  it('gives frozen descriptors with exactly the documented fields', () => {
+    const invoker = createToolInvoker(all);
+    const manifest = invoker.manifest('MCP');
+    expect(Object.isFrozen(manifest)).toBe(true);
+    const [descriptor] = manifest;
+    expect(Object.isFrozen(descriptor)).toBe(true);
+    expect(Object.keys(descriptor).sort()).toEqual([
+      'annotations',
+      'description',
+      'identity',
+      'inputSchema',
+      'name',
+      'outputSchema',
+      'transports',
+    ]);
+    expect(descriptor).toMatchObject({
+      name: 'billing_get_invoice',
+      description: 'Fetch one invoice',
+      identity: { serviceName: 'billing', action: 'getInvoice', method: 'GET', scope: 'tenant' },
+      transports: ['MCP', 'AGENT'],
+      annotations: { readOnlyHint: true },
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string' } },
+        required: ['id'],
+      },
+      outputSchema: { type: 'object', required: ['id', 'total'] },
+    });
+    const withoutOutput = manifest.find((entry) => entry.name === 'health_ping')!;
+    expect('outputSchema' in withoutOutput).toBe(false);
+  });
+
+  it('returns the same array and schema objects on every call', () => {
+    const invoker = createToolInvoker(all);
+    const first = invoker.manifest('AGENT');
+    const second = invoker.manifest('AGENT');
+    expect(second).toBe(first);
+    second.forEach((descriptor, index) => {
+      expect(descriptor).toBe(first[index]);
+      expect(descriptor.inputSchema).toBe(first[index].inputSchema);
+      expect(descriptor.outputSchema).toBe(first[index].outputSchema);
+    });
+    // A tool exposed on two transports has one descriptor, shared.
+    const mcpPing = invoker.manifest('MCP').find((entry) => entry.name === 'health_ping');
+    expect(mcpPing).toBe(first.find((entry) => entry.name === 'health_ping'));
+  });
+
+  it('is deep-equal when the same registry is compiled twice', () => {
+    const registry = defineToolRegistry({ defaults: all }).disable('health_ping');
+    const a = createToolInvoker(registry);
+    const b = createToolInvoker(registry);
+    for (const transport of ['MCP', 'AGENT', 'CLI'] as const) {
+      expect(b.manifest(transport)).toEqual(a.manifest(transport));
+      expect(JSON.stringify(b.manifest(transport))).toBe(JSON.stringify(a.manifest(transport)));
+      expect(b.names(transport)).toEqual(a.names(transport));
+    }
+    // The schema objects are cached per Zod schema, so they are shared across invokers too.
+    expect(b.manifest('MCP')[0].inputSchema).toBe(a.manifest('MCP')[0].inputSchema);
+  });
+});

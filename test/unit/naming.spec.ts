@@ -1,0 +1,208 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import {
+  assertToolName,
+  assertUniqueNames,
+  createToolInvoker,
+  defineRuntimeTool,
+  defineToolRegistry,
+  deriveToolName,
+  similarNames,
+  snakeCase,
+  TOOL_NAME_PATTERN,
+  unknownToolMessage,
+} from '../../lib/core/index.js';
+import { makeTool } from './support.js';
+
+describe('snakeCase', () => {
+  it.each([
+    ['getInvoice', 'get_invoice'],
+    ['GetInvoice', 'get_invoice'],
+    ['HTTPServer', 'http_server'],
+    ['getHTTPServer', 'get_http_server'],
+    ['HTTPServerError', 'http_server_error'],
+    ['parseJSON', 'parse_json'],
+    ['v2Api', 'v2_api'],
+    ['get-invoice', 'get_invoice'],
+    ['Get Invoice', 'get_invoice'],
+    ['  get   invoice  ', 'get_invoice'],
+    ['billing.get/invoice', 'billing_get_invoice'],
+    ['already_snake', 'already_snake'],
+    ['--x--', 'x'],
+    ['!!!', ''],
+  ])('%p -> %p', (input, expected) => {
+    expect(snakeCase(input)).toBe(expected);
+  });
+});
+
+describe('deriveToolName', () => {
+  it.each([
+    ['billing', 'getInvoice', 'billing_get_invoice'],
+    ['Billing', 'GetInvoice', 'billing_get_invoice'],
+    ['HTTPServer', 'restart', 'http_server_restart'],
+    ['user-profile', 'update email', 'user_profile_update_email'],
+    ['InvoiceTools', 'voidInvoice', 'invoice_tools_void_invoice'],
+  ])('%p + %p -> %p', (service, action, expected) => {
+    expect(deriveToolName(service, action)).toBe(expected);
+  });
+
+  it('refuses a service name with no usable characters', () => {
+    expect(() => deriveToolName('***', 'getInvoice')).toThrow(
+      /service "\*\*\*".*the service name has no letters or digits.*explicit `name`/,
+    );
+    expect(() => deriveToolName('', 'getInvoice')).toThrow(/the service name has no letters/);
+  });
+
+  it('refuses an action with no usable characters', () => {
+    expect(() => deriveToolName('billing', '--')).toThrow(/the action has no letters or digits/);
+  });
+
+  it('is what defineRuntimeTool uses, and refuses an unusable service there too', () => {
+    expect(makeTool({ service: 'billing', action: 'getInvoice' }).name).toBe('billing_get_invoice');
+    expect(() => makeTool({ service: '$$$', action: 'x' })).toThrow(
+      /service name has no letters or digits/,
+    );
+  });
+});
+
+describe('assertToolName', () => {
+  it('accepts letters, digits, underscores and hyphens up to 64 characters', () => {
+    const max = 'a'.repeat(64);
+    expect(() => assertToolName(max, 'origin')).not.toThrow();
+    expect(() => assertToolName('Get-Invoice_2', 'origin')).not.toThrow();
+    expect(() => assertToolName('x', 'origin')).not.toThrow();
+    expect(TOOL_NAME_PATTERN.source).toBe('^[a-zA-Z0-9_-]{1,64}$');
+  });
+
+  it('refuses 65 characters with the length, the limit and the origin', () => {
+    const name = 'a'.repeat(65);
+    expect(() => assertToolName(name, 'InvoiceTools.get')).toThrow(
+      `Tool name "${name}" (InvoiceTools.get) is 65 characters (max 64).`,
+    );
+  });
+
+  it.each(['bad/name', 'bad name', 'bad.name', 'naïve', 'tool:1', 'a\nb'])(
+    'refuses %p with the pattern and the origin',
+    (name) => {
+      expect(() => assertToolName(name, 'pingTool')).toThrow(
+        /\(pingTool\) must match \^\[a-zA-Z0-9_-\]\{1,64\}\$/,
+      );
+    },
+  );
+
+  it('refuses an empty name', () => {
+    expect(() => assertToolName('', 'pingTool')).toThrow('Tool name "" (pingTool) is empty.');
+  });
+
+  it('is applied to explicit and derived names of runtime tools', () => {
+    expect(() => makeTool({ name: 'bad/name' })).toThrow(/"bad\/name".*must match/);
+    expect(() => makeTool({ service: 'a'.repeat(40), action: 'b'.repeat(30) })).toThrow(
+      /is 71 characters \(max 64\)/,
+    );
+  });
+});
+
+describe('assertUniqueNames', () => {
+  it('accepts distinct names', () => {
+    expect(() =>
+      assertUniqueNames([
+        { name: 'a', origin: 'A' },
+        { name: 'b', origin: 'B' },
+      ]),
+    ).not.toThrow();
+  });
+
+  it('refuses a duplicate, naming both origins', () => {
+    expect(() =>
+      assertUniqueNames([
+        { name: 'ping', origin: 'pingTool' },
+        { name: 'other', origin: 'otherTool' },
+        { name: 'ping', origin: 'HealthTools.ping' },
+      ]),
+    ).toThrow('Duplicate tool name "ping": declared by pingTool and by HealthTools.ping.');
+  });
+
+  it('uses the given label', () => {
+    expect(() =>
+      assertUniqueNames(
+        [
+          { name: 'x', origin: 'first' },
+          { name: 'x', origin: 'second' },
+        ],
+        'hook name',
+      ),
+    ).toThrow(/^Duplicate hook name "x"/);
+  });
+
+  it('refuses duplicate tools at composition, naming both origins', () => {
+    const derived = makeTool({ service: 'health', action: 'ping' });
+    const explicit = makeTool({ service: 'other', action: 'x', name: 'health_ping' });
+    const expected =
+      'Duplicate tool name "health_ping": declared by runtime tool "health.ping" and by runtime tool "health_ping".';
+    expect(() => defineToolRegistry({ defaults: [derived, explicit] })).toThrow(expected);
+    expect(() => createToolInvoker([derived, explicit])).toThrow(expected);
+  });
+});
+
+describe('similarNames', () => {
+  const names = [
+    'billing_get_invoice',
+    'billing_list_invoices',
+    'billing_void_invoice',
+    'health_ping',
+    'notes_add_note',
+    'notes_get_note',
+  ];
+
+  it('suggests the closest name first', () => {
+    expect(similarNames('billing_get_invoic', names)[0]).toBe('billing_get_invoice');
+    expect(similarNames('notes_get_nte', names)[0]).toBe('notes_get_note');
+  });
+
+  it('suggests at most three names by default, and honours a limit', () => {
+    const many = ['tool_a', 'tool_b', 'tool_c', 'tool_d', 'tool_e'];
+    expect(similarNames('tool_x', many)).toEqual(['tool_a', 'tool_b', 'tool_c']);
+    expect(similarNames('tool_x', many, 1)).toEqual(['tool_a']);
+  });
+
+  it('suggests names that contain the wanted one, case-insensitively', () => {
+    expect(similarNames('PING', names)).toEqual(['health_ping']);
+  });
+
+  it('suggests nothing when nothing is close', () => {
+    expect(similarNames('completely_unrelated_thing', names)).toEqual([]);
+    expect(similarNames('x', [])).toEqual([]);
+  });
+});
+
+describe('unknownToolMessage', () => {
+  it('lists up to three quoted suggestions', () => {
+    expect(unknownToolMessage('tool_x', ['tool_a', 'tool_b', 'tool_c', 'tool_d'])).toBe(
+      'Unknown tool "tool_x". Did you mean "tool_a", "tool_b", "tool_c"?',
+    );
+    expect(unknownToolMessage('health_pin', ['health_ping', 'zzzzzzzzzzzz'])).toBe(
+      'Unknown tool "health_pin". Did you mean "health_ping"?',
+    );
+  });
+
+  it('says so when nothing is close', () => {
+    expect(unknownToolMessage('zzzzzzzz', ['health_ping'])).toBe('Unknown tool "zzzzzzzz".');
+  });
+
+  it('says so when no tools exist', () => {
+    expect(unknownToolMessage('x', [])).toBe('Unknown tool "x": no tools are available.');
+  });
+});
+
+describe('naming through defineRuntimeTool', () => {
+  it('prefers an explicit name over the derived one', () => {
+    const tool = defineRuntimeTool({
+      name: 'custom-name',
+      description: 'x',
+      identity: { serviceName: 'billing', action: 'getInvoice', method: 'GET' },
+      input: z.object({}),
+      handler: () => null,
+    });
+    expect(tool.name).toBe('custom-name');
+  });
+});

@@ -1,0 +1,215 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import {
+  DEFAULT_TRANSPORTS,
+  defineRuntimeTool,
+  isRuntimeTool,
+  resolveAnnotations,
+  type ToolMethod,
+} from '../../lib/core/index.js';
+
+const base = {
+  description: 'Fetch one invoice',
+  identity: { serviceName: 'billing', action: 'getInvoice', method: 'GET' as ToolMethod },
+  input: z.object({ id: z.string() }),
+  handler: () => null,
+};
+
+describe('defineRuntimeTool', () => {
+  it('returns a frozen definition with the derived name and the declared fields', () => {
+    const output = z.object({ id: z.string() });
+    const handler = () => ({ id: 'x' });
+    const tool = defineRuntimeTool({ ...base, output, timeoutMs: 1000, handler });
+    expect(Object.isFrozen(tool)).toBe(true);
+    expect(tool.kind).toBe('runtime');
+    expect(tool.name).toBe('billing_get_invoice');
+    expect(tool.description).toBe('Fetch one invoice');
+    expect(tool.input).toBe(base.input);
+    expect(tool.output).toBe(output);
+    expect(tool.timeoutMs).toBe(1000);
+    expect(tool.handler).toBe(handler);
+    expect(tool.origin).toBe('runtime tool "billing.getInvoice"');
+    expect(isRuntimeTool(tool)).toBe(true);
+    expect(() => {
+      (tool as any).name = 'changed';
+    }).toThrow(TypeError);
+  });
+
+  it('freezes a copy of the identity', () => {
+    const identity = { serviceName: 'billing', action: 'getInvoice', method: 'GET' as const };
+    const tool = defineRuntimeTool({ ...base, identity });
+    expect(Object.isFrozen(tool.identity)).toBe(true);
+    expect(tool.identity).toEqual(identity);
+    identity.serviceName = 'mutated';
+    expect(tool.identity.serviceName).toBe('billing');
+  });
+
+  it('leaves absent optional fields out', () => {
+    const tool = defineRuntimeTool(base);
+    expect('output' in tool).toBe(false);
+    expect('context' in tool).toBe(false);
+    expect('timeoutMs' in tool).toBe(false);
+    expect('present' in tool).toBe(false);
+  });
+
+  it('names an explicit-name tool after its name in the origin', () => {
+    expect(defineRuntimeTool({ ...base, name: 'invoice' }).origin).toBe('runtime tool "invoice"');
+  });
+
+  describe('transports', () => {
+    it("defaults to ['MCP', 'AGENT'], frozen", () => {
+      const tool = defineRuntimeTool(base);
+      expect(tool.transports).toEqual(['MCP', 'AGENT']);
+      expect(DEFAULT_TRANSPORTS).toEqual(['MCP', 'AGENT']);
+      expect(Object.isFrozen(tool.transports)).toBe(true);
+    });
+
+    it('keeps a declared list as a frozen copy', () => {
+      const transports: ('CLI' | 'MCP')[] = ['CLI'];
+      const tool = defineRuntimeTool({ ...base, transports });
+      transports.push('MCP');
+      expect(tool.transports).toEqual(['CLI']);
+      expect(Object.isFrozen(tool.transports)).toBe(true);
+    });
+
+    it('refuses an empty list', () => {
+      expect(() => defineRuntimeTool({ ...base, transports: [] })).toThrow(
+        'Tool "billing_get_invoice" (runtime tool "billing.getInvoice") must be exposed on at least one transport; omit `transports` for MCP and AGENT.',
+      );
+    });
+
+    it('refuses an unknown transport, naming it and the known ones', () => {
+      expect(() => defineRuntimeTool({ ...base, transports: ['MCP', 'HTTP' as any] })).toThrow(
+        /Tool "billing_get_invoice" .*unknown transport "HTTP"; use MCP, AGENT, CLI/,
+      );
+      expect(() => defineRuntimeTool({ ...base, transports: ['mcp' as any] })).toThrow(
+        /unknown transport "mcp"/,
+      );
+    });
+  });
+
+  describe('input', () => {
+    it.each([
+      ['a string schema', z.string()],
+      ['a union of objects', z.union([z.object({ a: z.string() }), z.object({ b: z.string() })])],
+      ['an optional object', z.object({ a: z.string() }).optional()],
+      ['a plain object of schemas', { id: z.string() }],
+      ['nothing', undefined],
+    ])('refuses %s, naming the tool', (_label, input) => {
+      expect(() => defineRuntimeTool({ ...base, input: input as any })).toThrow(
+        /^Tool "billing_get_invoice" \(runtime tool "billing\.getInvoice"\) must have a Zod object input schema/,
+      );
+    });
+
+    it('accepts strict and loose object schemas', () => {
+      expect(() => defineRuntimeTool({ ...base, input: z.strictObject({}) })).not.toThrow();
+      expect(() => defineRuntimeTool({ ...base, input: z.looseObject({}) })).not.toThrow();
+    });
+  });
+
+  describe('annotations', () => {
+    it.each([
+      ['GET', { readOnlyHint: true }],
+      ['POST', { readOnlyHint: false }],
+      ['PUT', { readOnlyHint: false, idempotentHint: true }],
+      ['PATCH', { readOnlyHint: false }],
+      ['DELETE', { readOnlyHint: false, destructiveHint: true }],
+    ] as const)('defaults %s to %p', (method, expected) => {
+      const tool = defineRuntimeTool({ ...base, identity: { ...base.identity, method } });
+      expect(tool.annotations).toStrictEqual(expected);
+      expect(Object.isFrozen(tool.annotations)).toBe(true);
+    });
+
+    it('lets declared annotations override and extend the defaults', () => {
+      const tool = defineRuntimeTool({
+        ...base,
+        identity: { ...base.identity, method: 'DELETE' },
+        annotations: { destructiveHint: false, title: 'Archive', openWorldHint: true },
+      });
+      expect(tool.annotations).toStrictEqual({
+        readOnlyHint: false,
+        destructiveHint: false,
+        title: 'Archive',
+        openWorldHint: true,
+      });
+      const get = defineRuntimeTool({ ...base, annotations: { readOnlyHint: false } });
+      expect(get.annotations.readOnlyHint).toBe(false);
+    });
+
+    it('resolveAnnotations does not mutate the defaults', () => {
+      resolveAnnotations('GET', { readOnlyHint: false });
+      expect(resolveAnnotations('GET')).toStrictEqual({ readOnlyHint: true });
+    });
+  });
+
+  describe('presenters', () => {
+    it('refuses presenters without an output schema', () => {
+      expect(() =>
+        defineRuntimeTool({ ...base, present: { mcp: () => ({ content: [] }) } } as any),
+      ).toThrow(
+        'Tool "billing_get_invoice" (runtime tool "billing.getInvoice") has presenters but no output schema to present.',
+      );
+    });
+
+    it('keeps presenters with an output schema, frozen', () => {
+      const mcp = () => ({ content: [{ type: 'text', text: 'x' }] });
+      const tool = defineRuntimeTool({
+        ...base,
+        output: z.object({ id: z.string() }),
+        present: { mcp },
+        handler: () => ({ id: 'inv_1' }),
+      });
+      expect(tool.present?.mcp).toBe(mcp);
+      expect(Object.isFrozen(tool.present)).toBe(true);
+    });
+  });
+
+  describe('other refusals', () => {
+    it('refuses a missing identity', () => {
+      expect(() => defineRuntimeTool({ ...base, name: 'x', identity: undefined as any })).toThrow(
+        /has no identity: give it \{ serviceName, action, method \}/,
+      );
+    });
+
+    it('refuses an unknown method, listing the valid ones', () => {
+      expect(() =>
+        defineRuntimeTool({ ...base, identity: { ...base.identity, method: 'FETCH' as any } }),
+      ).toThrow(/has method "FETCH"; use one of GET, POST, PUT, PATCH, DELETE/);
+    });
+
+    it.each(['', '   ', undefined])('refuses the description %p', (description) => {
+      expect(() => defineRuntimeTool({ ...base, description: description as any })).toThrow(
+        /needs a non-empty description/,
+      );
+    });
+
+    it('refuses a missing handler', () => {
+      expect(() => defineRuntimeTool({ ...base, handler: undefined as any })).toThrow(
+        /needs a handler function/,
+      );
+    });
+
+    it('refuses an output or context that is not a Zod schema', () => {
+      expect(() => defineRuntimeTool({ ...base, output: { id: 'string' } as any })).toThrow(
+        /has an output that is not a Zod schema/,
+      );
+      expect(() => defineRuntimeTool({ ...base, context: { id: 'string' } as any })).toThrow(
+        /has a context that is not a Zod schema/,
+      );
+    });
+
+    it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])('refuses timeoutMs %p', (timeoutMs) => {
+      expect(() => defineRuntimeTool({ ...base, timeoutMs })).toThrow(
+        /has timeoutMs .*; use a positive number/,
+      );
+    });
+  });
+});
+
+describe('isRuntimeTool', () => {
+  it('refuses values that are not runtime tools', () => {
+    expect(isRuntimeTool({ ...base, kind: 'class' })).toBe(false);
+    expect(isRuntimeTool(null)).toBe(false);
+    expect(isRuntimeTool(() => null)).toBe(false);
+  });
+});
