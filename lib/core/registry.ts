@@ -157,3 +157,13 @@ export function resolveTools(collection: ToolCollection): readonly ToolDefinitio
     `Expected a tool registry, its build() result or a list of tools, got ${describe(collection)}.`,
   );
 }
+
+/**
+ * Every tool name a collection declares, including defaults a registry disabled or replaced —
+ * to tell a class the application composed away from one it forgot.
+ */
+export function declaredNames(collection: ToolCollection): readonly string[] {
+  return isBuilder(collection)
+    ? collection.declared
+    : resolveTools(collection).map((tool) => tool.name);
+}

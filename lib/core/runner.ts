@@ -341,7 +341,11 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     try {
       replacement = yield before({ name: spec.name, args, context, call });
     } catch (error) {
-      throw new Refusal(normalizeError(error, settings.mapError));
+      const refusal = normalizeError(error, settings.mapError);
+      // A refusal is deliberate; anything scrubbed to an internal error is a bug worth a log line.
+      if (refusal.code === 'INTERNAL_SERVER_ERROR')
+        report(settings.logger, 'beforeToolCall hook', spec.name, error);
+      throw new Refusal(refusal);
     }
     if (isPlainObject(replacement)) args = replacement;
   }

@@ -4,3 +4,5 @@ export const TOOLS_REGISTRY = Symbol.for('toolwright.registry');
 export const TOOLS_MOUNT_MIDDLEWARE = Symbol.for('toolwright.mountMiddleware');
 /** Injection token of the `ToolsModule` options that may come from DI. */
 export const TOOLS_MODULE_OPTIONS = Symbol.for('toolwright.moduleOptions');
+/** Injection token of every tool name the registry declares, composed away or not. */
+export const TOOLS_DECLARED = Symbol.for('toolwright.declaredNames');

@@ -4,10 +4,11 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import type { ToolGuard } from '../core/hooks.js';
 import type { BoundClassTool, ClassToolBinder } from '../core/invoker.js';
 import type { ToolDefinition } from '../core/registry.js';
-import { getToolClassMetadata, type ClassTool } from '../core/tool-class.js';
+import { classTools, getToolClassMetadata, type ClassTool } from '../core/tool-class.js';
 import type { Class } from '../core/types.js';
 import { orphanToolMethods } from './decorators/tool-class.draft.js';
 import { ToolRequestContext } from './request-context.js';
+import { TOOLS_DECLARED } from './tools.constants.js';
 import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
 
 /**
@@ -23,12 +24,13 @@ export class ToolsExplorer {
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
     @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
+    @Inject(TOOLS_DECLARED) private readonly declared: readonly string[],
   ) {}
 
   /** Checks the registry against the container and returns the binder for its class tools. */
   async explore(tools: readonly ToolDefinition[]): Promise<ClassToolBinder> {
     const wrappers = this.discovery.getProviders();
-    this.checkDecoratedClasses(wrappers, tools);
+    this.checkDecoratedClasses(wrappers);
 
     const bound = new Map<ClassTool, BoundClassTool>();
     for (const tool of tools) {
@@ -97,10 +99,8 @@ export class ToolsExplorer {
     };
   }
 
-  private checkDecoratedClasses(wrappers: InstanceWrapper[], tools: readonly ToolDefinition[]) {
-    const registered = new Set(
-      tools.map((tool) => (tool.kind === 'class' ? tool.target : undefined)),
-    );
+  private checkDecoratedClasses(wrappers: InstanceWrapper[]) {
+    const declared = new Set(this.declared);
     const seen = new Set<unknown>();
     for (const { metatype } of wrappers) {
       if (typeof metatype !== 'function' || seen.has(metatype)) continue;
@@ -109,7 +109,8 @@ export class ToolsExplorer {
       if (orphans.length > 0) {
         throw new ToolsConfigurationError(MESSAGES.orphanToolMethods(metatype.name, orphans));
       }
-      if (getToolClassMetadata(metatype) && !registered.has(metatype as Class)) {
+      const metadata = getToolClassMetadata(metatype);
+      if (metadata && !classTools(metatype as Class).some((tool) => declared.has(tool.name))) {
         this.logger.warn(MESSAGES.notInRegistry(metatype.name));
       }
     }

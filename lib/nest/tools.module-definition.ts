@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import { resolveTools } from '../core/registry.js';
+import { declaredNames, resolveTools } from '../core/registry.js';
 import type {
   ToolsModuleExtras,
   ToolsModuleOptions,
@@ -7,7 +7,12 @@ import type {
 import { MCP_OPTIONS } from '../mcp/mcp.constants.js';
 import { mcpController } from '../mcp/mcp.endpoint.js';
 import { resolveMcpOptions } from '../mcp/mcp-options.js';
-import { TOOLS_MODULE_OPTIONS, TOOLS_MOUNT_MIDDLEWARE, TOOLS_REGISTRY } from './tools.constants.js';
+import {
+  TOOLS_DECLARED,
+  TOOLS_MODULE_OPTIONS,
+  TOOLS_MOUNT_MIDDLEWARE,
+  TOOLS_REGISTRY,
+} from './tools.constants.js';
 
 export const {
   ConfigurableModuleClass: ConfigurableToolsModule,
@@ -38,6 +43,7 @@ export const {
           ...(definition.providers ?? []),
           // Resolved here so duplicate names fail while the module is being defined.
           { provide: TOOLS_REGISTRY, useValue: resolveTools(extras.registry) },
+          { provide: TOOLS_DECLARED, useValue: declaredNames(extras.registry) },
           { provide: TOOLS_MOUNT_MIDDLEWARE, useValue: extras.mountMiddleware },
         ],
       };

@@ -1,0 +1,141 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Tool, ToolFactory, type ToolCall } from 'toolwright';
+import { z } from 'zod';
+import {
+  TenantContext,
+  Ticket,
+  TicketPriority,
+  TicketStatus,
+  TicketWithComments,
+} from './helpdesk.schemas.js';
+import { TicketsService } from './tickets.service.js';
+
+type Call<I> = ToolCall<I, TenantContext>;
+
+/**
+ * The ticket tools of the help desk feature: one class, one identity (`helpdesk`, scope
+ * `tenant`), one context schema. Each method is a tool; its semantic method sets the MCP hints.
+ */
+@ToolFactory({ serviceName: 'helpdesk', scope: 'tenant', context: TenantContext })
+@Injectable()
+export class TicketTools {
+  constructor(@Inject(TicketsService) private readonly tickets: TicketsService) {}
+
+  @Tool({
+    action: 'listTickets',
+    method: 'GET',
+    description: 'List the tenant’s tickets, newest first, optionally by status.',
+    input: z.object({
+      status: TicketStatus.optional(),
+      limit: z.number().int().min(1).max(100).default(20),
+    }),
+    output: z.object({ tickets: z.array(Ticket) }),
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
+  list({ input, context }: Call<{ status?: Ticket['status']; limit: number }>) {
+    return { tickets: this.tickets.list(context.tenantId, input.status, input.limit) };
+  }
+
+  @Tool({
+    action: 'getTicket',
+    method: 'GET',
+    description: 'Read one ticket with its comments.',
+    input: z.object({ id: z.string().describe('A ticket id such as T-1001') }),
+    output: TicketWithComments,
+    transports: ['MCP', 'AGENT', 'CLI'],
+    // MCP clients get a readable summary; structuredContent still carries the ticket.
+    present: {
+      mcp: (ticket: TicketWithComments) => ({
+        content: [
+          {
+            type: 'text',
+            text: [
+              `# ${ticket.id}: ${ticket.title}`,
+              `Status: ${ticket.status} · Priority: ${ticket.priority} · Assignee: ${ticket.assignee ?? 'nobody'}`,
+              '',
+              ticket.body,
+              ...ticket.comments.map((c) => `\n— ${c.author}: ${c.body}`),
+            ].join('\n'),
+          },
+        ],
+      }),
+    },
+  })
+  get({ input, context }: Call<{ id: string }>) {
+    return this.tickets.get(context.tenantId, input.id);
+  }
+
+  @Tool({
+    action: 'createTicket',
+    method: 'POST',
+    description: 'Open a new ticket for the tenant.',
+    input: z.object({
+      title: z.string().min(3).max(200),
+      body: z.string().min(1),
+      priority: TicketPriority.default('normal'),
+    }),
+    output: Ticket,
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
+  create({ input, context }: Call<{ title: string; body: string; priority: Ticket['priority'] }>) {
+    return this.tickets.create(context.tenantId, context.userId, input);
+  }
+
+  @Tool({
+    action: 'updateTicket',
+    method: 'PATCH',
+    description: 'Change the status or priority of a ticket.',
+    input: z
+      .object({
+        id: z.string(),
+        status: TicketStatus.optional(),
+        priority: TicketPriority.optional(),
+      })
+      .refine(
+        (v) => v.status !== undefined || v.priority !== undefined,
+        'Give a status or a priority',
+      ),
+    output: Ticket,
+  })
+  update({
+    input,
+    context,
+  }: Call<{ id: string; status?: Ticket['status']; priority?: Ticket['priority'] }>) {
+    const { id, ...changes } = input;
+    return this.tickets.update(context.tenantId, id, changes);
+  }
+
+  @Tool({
+    action: 'assignTicket',
+    method: 'PUT',
+    description: 'Assign a ticket to a user (idempotent).',
+    input: z.object({ id: z.string(), assignee: z.string().min(1) }),
+    output: Ticket,
+  })
+  assign({ input, context }: Call<{ id: string; assignee: string }>) {
+    return this.tickets.update(context.tenantId, input.id, { assignee: input.assignee });
+  }
+
+  @Tool({
+    action: 'addComment',
+    method: 'POST',
+    description: 'Add a comment to a ticket as the current user.',
+    input: z.object({ id: z.string(), body: z.string().min(1) }),
+    output: TicketWithComments,
+  })
+  comment({ input, context }: Call<{ id: string; body: string }>) {
+    return this.tickets.addComment(context.tenantId, input.id, context.userId, input.body);
+  }
+
+  @Tool({
+    action: 'deleteTicket',
+    method: 'DELETE',
+    description: 'Delete a ticket and its comments.',
+    input: z.object({ id: z.string() }),
+    output: z.object({ deleted: z.literal(true) }),
+  })
+  delete({ input, context }: Call<{ id: string }>) {
+    this.tickets.delete(context.tenantId, input.id);
+    return { deleted: true as const };
+  }
+}

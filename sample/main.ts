@@ -1,0 +1,27 @@
+/**
+ * The help desk sample: `npm run sample` builds it and starts it on PORT (default 3000).
+ */
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { resolve } from 'node:path';
+import { AppModule } from './app/app.module.js';
+import { SEEDED_USERS } from './database/seed.js';
+
+const port = Number(process.env.PORT ?? 3000);
+const databaseFile = resolve(process.env.HELPDESK_DB ?? 'sample/data/helpdesk.db');
+
+const app = await NestFactory.create(AppModule.forRoot({ databaseFile, logCalls: true }));
+app.enableShutdownHooks();
+await app.listen(port, '127.0.0.1');
+
+const [alice, , gina] = SEEDED_USERS;
+const base = `http://localhost:${port}`;
+console.log(`
+Help desk sample is running.
+
+  MCP endpoint   ${base}/mcp
+  Credential     Authorization: Bearer ${alice.apiKey}    (tenant ${alice.tenantId}, user ${alice.id})
+  Other tenant   Authorization: Bearer ${gina.apiKey}   (tenant ${gina.tenantId}, user ${gina.id})
+  REST           curl -H 'Authorization: Bearer ${alice.apiKey}' ${base}/api/tickets
+  Database       ${databaseFile}
+`);
