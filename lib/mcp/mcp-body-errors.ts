@@ -14,6 +14,11 @@ const PARSE_ERROR: BodyRefusal = {
   code: ProtocolErrorCode.ParseError,
   message: 'Parse error: the body is not valid JSON.',
 };
+const INVALID_REQUEST: BodyRefusal = {
+  status: 400,
+  code: ProtocolErrorCode.InvalidRequest,
+  message: 'Invalid Request: the body is not a JSON-RPC message.',
+};
 const TOO_LARGE: BodyRefusal = {
   status: 413,
   code: ProtocolErrorCode.InvalidRequest,
@@ -31,6 +36,9 @@ export function bodyRefusal(error: unknown): BodyRefusal | undefined {
   if (!e || typeof e !== 'object') return undefined;
   switch (e.type ?? e.code) {
     case 'entity.parse.failed':
+      // Express's strict JSON parser also refuses valid JSON that is neither an object nor an
+      // array (`42`, `null`): that is an invalid request, not a parse error.
+      return isJsonText((e as { body?: unknown }).body) ? INVALID_REQUEST : PARSE_ERROR;
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return PARSE_ERROR;
@@ -46,6 +54,16 @@ export function bodyRefusal(error: unknown): BodyRefusal | undefined {
   return error instanceof SyntaxError && (e.statusCode ?? e.status) === 400
     ? PARSE_ERROR
     : undefined;
+}
+
+function isJsonText(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function pathOf(url: string | undefined): string {

@@ -35,9 +35,23 @@ function webHeaders(headers: IncomingMessage['headers']): Headers {
 }
 
 /**
+ * Whether a string body is JSON text (a raw body) rather than a JSON string literal a parser
+ * already decoded (Fastify parses `"tools/list"` to `tools/list`).
+ */
+function isJsonText(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The web `Request` for a Node request whose body a Nest body parser may already have read.
- * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body parsed to
- * text or bytes is passed as is. The request's signal fires when the client goes away.
+ * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body read as
+ * JSON text or bytes is passed as is. The request's signal fires when the client goes away.
  */
 export function toWebRequest(
   request: HttpRequestLike,
@@ -51,13 +65,7 @@ export function toWebRequest(
   const { body } = request;
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const isJson = /^application\/(.+\+)?json\b/i.test(headers.get('content-type') ?? '');
-  if (
-    hasBody &&
-    isJson &&
-    body !== undefined &&
-    typeof body !== 'string' &&
-    !Buffer.isBuffer(body)
-  ) {
+  if (hasBody && isJson && body !== undefined && !Buffer.isBuffer(body) && !isJsonText(body)) {
     return { request: new Request(url, init), parsedBody: body };
   }
   if (hasBody) {

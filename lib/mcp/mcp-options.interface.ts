@@ -30,6 +30,12 @@ export interface McpOptions {
    * the 2026-07-28 revision; `legacy` only the 2025 revisions. @default 'dual'
    */
   protocol?: McpProtocolMode;
+  /**
+   * Answer `tools/list` and plain `tools/call` requests without building an SDK server for each
+   * request (the answers are the same; the tests compare both paths). Turn off to route every
+   * request through the SDK. @default true
+   */
+  directAnswers?: boolean;
 }
 
 /** The MCP options with every default filled in. */

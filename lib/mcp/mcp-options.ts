@@ -21,5 +21,6 @@ export function resolveMcpOptions(mcp: McpOptions | false | undefined): Resolved
     allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes,
     protocol,
+    directAnswers: options.directAnswers ?? true,
   });
 }

@@ -6,7 +6,6 @@ import {
   type LoggingLevel,
   type McpRequestContext,
   type McpServerFactory,
-  type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { ToolError } from '../core/errors.js';
@@ -54,7 +53,7 @@ function wrapResult(schema: Readonly<Record<string, unknown>>): Record<string, u
   };
 }
 
-/** Options of {@link createMcpServerFactory}. */
+/** Options of {@link McpToolSurface}. */
 export interface McpServerFactoryOptions {
   readonly invoker: ToolInvoker;
   readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'instructions'>;
@@ -75,73 +74,94 @@ const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
   error: 'error',
 };
 
+/** How one `tools/call` reaches its caller: cancellation, progress and log notifications. */
+export interface McpCallChannel {
+  readonly requestId: unknown;
+  readonly signal: AbortSignal;
+  readonly progressToken?: unknown;
+  /** Sends a notification on the request's own stream. */
+  readonly notify?: (method: string, params: Record<string, unknown>) => unknown;
+}
+
 /**
- * The per-request MCP server: `tools/list` from entries prepared once per era (filtered only by
- * `canList`), `tools/call` through the canonical runner with `transport: 'MCP'`, `source: 'mcp'`,
- * progress and log notifications on the request's own stream, and the request's cancellation.
+ * The application's tools as MCP sees them, prepared once: the `tools/list` entries of each era,
+ * and `tools/call` through the canonical runner (`transport: 'MCP'`, `source: 'mcp'`). Both the
+ * SDK server (per request) and the endpoint's direct path answer from here.
  */
-export function createMcpServerFactory(settings: McpServerFactoryOptions): McpServerFactory {
-  const { invoker, options, logger, context, cancellation } = settings;
-  const prepared = {
-    modern: new Map(invoker.manifest('MCP').map((d) => [d, toMcpTool(d, 'modern')])),
-    legacy: new Map(invoker.manifest('MCP').map((d) => [d, toMcpTool(d, 'legacy')])),
-  };
-  const fullList = {
-    modern: Object.freeze([...prepared.modern.values()]),
-    legacy: Object.freeze([...prepared.legacy.values()]),
-  };
-  const capabilities = { tools: { listChanged: false }, logging: {} };
+export class McpToolSurface {
+  private readonly prepared: Record<Era, Map<ToolDescriptor, Tool>>;
+  private readonly fullList: Record<Era, readonly Tool[]>;
 
-  const listTools = async (era: Era) => {
+  constructor(readonly settings: McpServerFactoryOptions) {
+    const manifest = settings.invoker.manifest('MCP');
+    this.prepared = {
+      modern: new Map(manifest.map((d) => [d, toMcpTool(d, 'modern')])),
+      legacy: new Map(manifest.map((d) => [d, toMcpTool(d, 'legacy')])),
+    };
+    this.fullList = {
+      modern: Object.freeze([...this.prepared.modern.values()]),
+      legacy: Object.freeze([...this.prepared.legacy.values()]),
+    };
+  }
+
+  /** The `tools/list` entries for an era, filtered by the guards' `canList` when any has one. */
+  async list(era: Era): Promise<readonly Tool[]> {
+    const { invoker, context } = this.settings;
     const visible = await invoker.visible('MCP', { context });
-    const tools =
-      visible === invoker.manifest('MCP')
-        ? fullList[era]
-        : visible.map((descriptor) => prepared[era].get(descriptor)!);
-    return { tools: tools as Tool[] };
-  };
+    return visible === invoker.manifest('MCP')
+      ? this.fullList[era]
+      : visible.map((descriptor) => this.prepared[era].get(descriptor)!);
+  }
 
-  const callTool = async (
-    server: Server,
+  /**
+   * Runs one `tools/call`. An unknown or non-MCP tool throws the JSON-RPC `-32602` error; every
+   * outcome of a found tool is a `CallToolResult` (failures are `isError`).
+   */
+  async call(
     era: Era,
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    ctx: ServerContext,
-  ): Promise<CallToolResult> => {
-    const tool = invoker.find(params.name, 'MCP');
+    name: string,
+    args: unknown,
+    channel: McpCallChannel,
+  ): Promise<{ result: CallToolResult; outputSchema?: Readonly<Record<string, unknown>> }> {
+    const { invoker, logger, context, cancellation } = this.settings;
+    const tool = invoker.find(name, 'MCP');
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        unknownToolMessage(String(params.name), invoker.names('MCP')),
+        unknownToolMessage(String(name), invoker.names('MCP')),
       );
     }
     // A 2026-era client cancels by closing the request; a 2025-era one by a separate notification.
     const tracked =
       era === 'legacy' && cancellation
-        ? cancellation.calls.track(cancellation.caller(), ctx.mcpReq.id)
+        ? cancellation.calls.track(cancellation.caller(), channel.requestId)
         : undefined;
-    let result: ToolResult;
+    const { notify } = channel;
+    let outcome: ToolResult;
     try {
-      result = await invoker.invoke(params.name, params.arguments ?? {}, {
+      outcome = await invoker.invoke(name, args ?? {}, {
         transport: 'MCP',
         source: 'mcp',
         context,
-        signal: tracked ? AbortSignal.any([ctx.mcpReq.signal, tracked.signal]) : ctx.mcpReq.signal,
-        onProgress: progressSink(
-          ctx,
-          params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken,
-        ),
-        onLog: (level, message, data) =>
-          ctx.mcpReq.log(LOG_LEVELS[level], data === undefined ? message : { message, data }),
+        signal: tracked ? AbortSignal.any([channel.signal, tracked.signal]) : channel.signal,
+        onProgress: notify && progressSink(notify, channel.progressToken),
+        onLog:
+          notify &&
+          ((level, message, data) =>
+            notify('notifications/message', {
+              level: LOG_LEVELS[level],
+              data: data === undefined ? message : { message, data },
+            })),
       });
     } finally {
       tracked?.done();
     }
-    let answer: CallToolResult;
+    let result: CallToolResult;
     try {
-      answer = toCallToolResult(result, tool.spec);
+      result = toCallToolResult(outcome, tool.spec);
     } catch (error) {
-      logger.error(`[toolwright] MCP presenter failed for "${params.name}":`, error);
-      answer = toCallToolResult(
+      logger.error(`[toolwright] MCP presenter failed for "${name}":`, error);
+      result = toCallToolResult(
         {
           ok: false,
           error: toFailure(
@@ -151,18 +171,45 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
         tool.spec,
       );
     }
-    return server.projectCallToolResult(answer, tool.descriptor.outputSchema);
-  };
+    return { result, outputSchema: tool.descriptor.outputSchema };
+  }
 
-  return ({ era }) => {
+  /**
+   * Whether the endpoint may answer a call of this tool without the SDK: its result needs no
+   * era projection (an object or no output schema) and no presenter.
+   */
+  answersDirectly(name: string): boolean {
+    const tool = this.settings.invoker.find(name, 'MCP');
+    if (!tool || tool.spec.present?.mcp) return false;
+    const output = tool.descriptor.outputSchema;
+    return output === undefined || output.type === 'object';
+  }
+
+  /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */
+  readonly serverFactory: McpServerFactory = ({ era }) => {
+    const { options, cancellation } = this.settings;
     const server = new Server(options.serverInfo, {
-      capabilities,
+      capabilities: CAPABILITIES,
       ...(options.instructions !== undefined && { instructions: options.instructions }),
     });
-    server.setRequestHandler('tools/list', () => listTools(era));
-    server.setRequestHandler('tools/call', (request, ctx) =>
-      callTool(server, era, request.params as never, ctx),
-    );
+    server.setRequestHandler('tools/list', async () => ({ tools: [...(await this.list(era))] }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const params = request.params as {
+        name: string;
+        arguments?: unknown;
+        _meta?: Record<string, unknown>;
+      };
+      const { result, outputSchema } = await this.call(era, params.name, params.arguments, {
+        requestId: ctx.mcpReq.id,
+        signal: ctx.mcpReq.signal,
+        progressToken: params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken,
+        notify: (method, notificationParams) =>
+          method === 'notifications/message'
+            ? ctx.mcpReq.log(notificationParams.level as LoggingLevel, notificationParams.data)
+            : ctx.mcpReq.notify({ method, params: notificationParams } as never),
+      });
+      return server.projectCallToolResult(result, outputSchema);
+    });
     if (cancellation && era === 'legacy') {
       server.setNotificationHandler('notifications/cancelled', (notification) =>
         cancellation.calls.cancel(
@@ -176,26 +223,34 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
   };
 }
 
+const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+/**
+ * The per-request MCP server factory: `tools/list` from entries prepared once per era (filtered
+ * only by `canList`), `tools/call` through the canonical runner, progress and log notifications on
+ * the request's own stream, and the request's cancellation.
+ */
+export function createMcpServerFactory(settings: McpServerFactoryOptions): McpServerFactory {
+  return new McpToolSurface(settings).serverFactory;
+}
+
 /**
  * Sends `notifications/progress` when the request carries a progress token. A missing
  * `progress` sends the next ordinal (from 1); a value that does not increase on the last one
  * sent is dropped (the spec requires increasing progress). The first value may be 0.
  */
-function progressSink(ctx: ServerContext, token: unknown) {
+function progressSink(notify: NonNullable<McpCallChannel['notify']>, token: unknown) {
   if (typeof token !== 'string' && typeof token !== 'number') return undefined;
   let last: number | undefined;
   return (update: ToolProgress) => {
     const progress = update.progress ?? (last ?? 0) + 1;
     if (last !== undefined && progress <= last) return;
     last = progress;
-    return ctx.mcpReq.notify({
-      method: 'notifications/progress',
-      params: {
-        progressToken: token,
-        progress,
-        ...(update.total !== undefined && { total: update.total }),
-        ...(update.message !== undefined && { message: update.message }),
-      },
+    return notify('notifications/progress', {
+      progressToken: token,
+      progress,
+      ...(update.total !== undefined && { total: update.total }),
+      ...(update.message !== undefined && { message: update.message }),
     });
   };
 }

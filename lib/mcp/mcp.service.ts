@@ -24,7 +24,8 @@ import {
   type HttpResponseLike,
 } from './mcp-http.js';
 import type { ResolvedMcpOptions } from './mcp-options.interface.js';
-import { createMcpServerFactory } from './mcp-server.factory.js';
+import { answerDirectly, directRequest } from './mcp-direct.js';
+import { McpToolSurface } from './mcp-server.factory.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 
@@ -36,7 +37,7 @@ import { MCP_OPTIONS } from './mcp.constants.js';
 @Injectable()
 export class McpService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ToolsMcp');
-  private handler?: McpHttpHandler;
+  private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
   private readonly inFlight = new InFlightCalls();
 
   constructor(
@@ -50,7 +51,7 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.handler?.close();
+    await this.prepared?.handler.close();
   }
 
   /** Answers one POST to the endpoint. */
@@ -65,6 +66,14 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
       if (!target.writableFinished) disconnected.abort();
     });
     const { request: webRequest, parsedBody } = toWebRequest(request, disconnected.signal);
+    // A body the framework parsed without a declared length (chunked) is measured as JSON.
+    if (
+      parsedBody !== undefined &&
+      request.headers['content-length'] === undefined &&
+      Buffer.byteLength(JSON.stringify(parsedBody) ?? '') > this.options.maxBodyBytes
+    ) {
+      return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
+    }
     const rejected = this.rejection(webRequest);
     if (rejected) return writeWebResponse(target, rejected);
     if (this.options.protocol === 'legacy' && !(await isLegacyRequest(webRequest, parsedBody))) {
@@ -75,8 +84,17 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
         'Unsupported protocol version: this endpoint serves the 2025 revisions only.',
       );
     }
+    const { surface, handler } = this.prepare();
+    const direct = this.options.directAnswers
+      ? directRequest(request, parsedBody, surface, this.options.protocol)
+      : undefined;
+    if (direct) {
+      return this.requestContext.run(request, () =>
+        answerDirectly(direct, surface, target, disconnected.signal),
+      );
+    }
     const answer = await this.requestContext.run(request, () =>
-      this.prepare().fetch(webRequest, { parsedBody }),
+      handler.fetch(webRequest, { parsedBody }),
     );
     await writeWebResponse(target, answer);
   }
@@ -113,20 +131,21 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
     );
   }
 
-  private prepare(): McpHttpHandler {
-    this.handler ??= createMcpHandler(
-      createMcpServerFactory({
+  private prepare(): { surface: McpToolSurface; handler: McpHttpHandler } {
+    if (!this.prepared) {
+      const surface = new McpToolSurface({
         invoker: this.invoker,
         options: this.options,
         logger: { error: (message, error) => this.logger.error(message, (error as Error)?.stack) },
         cancellation: { caller: () => this.caller(), calls: this.inFlight },
-      }),
-      {
+      });
+      const handler = createMcpHandler(surface.serverFactory, {
         legacy: this.options.protocol === 'modern' ? 'reject' : 'stateless',
         maxRequestBodySize: this.options.maxBodyBytes,
         onerror: (error) => this.logger.debug(`MCP request rejected: ${error.message}`),
-      },
-    );
-    return this.handler;
+      });
+      this.prepared = { surface, handler };
+    }
+    return this.prepared;
   }
 }
