@@ -84,7 +84,12 @@ const envelope = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-function legacy(method: string, params?: Record<string, unknown>) {
+interface RawRequest {
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function legacy(method: string, params?: Record<string, unknown>): RawRequest {
   return {
     headers: {
       'content-type': 'application/json',
@@ -95,7 +100,7 @@ function legacy(method: string, params?: Record<string, unknown>) {
   };
 }
 
-function modern(method: string, params: Record<string, unknown> = {}) {
+function modern(method: string, params: Record<string, unknown> = {}): RawRequest {
   return {
     headers: {
       'content-type': 'application/json',
@@ -109,7 +114,7 @@ function modern(method: string, params: Record<string, unknown> = {}) {
 }
 
 /** Status, content type and the JSON-RPC messages of an answer (SSE frames or one JSON body). */
-async function answer(url: string, request: { headers: Record<string, string>; body: unknown }) {
+async function answer(url: string, request: RawRequest) {
   const response = await fetch(url, {
     method: 'POST',
     headers: request.headers,
@@ -126,7 +131,7 @@ async function answer(url: string, request: { headers: Record<string, string>; b
   return { status: response.status, type: type.split(';')[0], messages };
 }
 
-const cases: [string, ReturnType<typeof legacy>][] = [];
+const cases: [string, RawRequest][] = [];
 for (const [era, build] of [
   ['2025', legacy],
   ['2026', modern],
