@@ -8,6 +8,7 @@ import {
 } from './hooks.js';
 import { describeTool, type ToolDescriptor } from './manifest.js';
 import { unknownToolMessage } from './naming.js';
+import { Shutdown } from './shutdown.js';
 import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
 import { toToolError, type ToolResult } from './result.js';
 import {
@@ -100,6 +101,11 @@ export interface ToolInvoker {
   ): Promise<readonly ToolDescriptor[]>;
   /** The compiled tool behind a name on a transport, for surface adapters. */
   find(name: string, transport: ToolTransport): CompiledTool | undefined;
+  /**
+   * Shuts down gracefully: new calls answer `SERVICE_UNAVAILABLE` (retryable), running calls get
+   * `graceMs` (default 10 s) to finish, then the handlers still running have their signal aborted.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 interface Surface {
@@ -202,7 +208,9 @@ export function createToolInvoker(
     return surfaces.get(transport)!;
   };
 
+  const shutdown = new Shutdown();
   const settings: RunnerSettings = Object.freeze({
+    shutdown,
     hooks: composeHooks(options.hooks),
     maxDepth,
     mapError: options.mapError,
@@ -257,5 +265,6 @@ export function createToolInvoker(
       return Object.freeze(manifest.filter((_, index) => listed[index]));
     },
     find: (name: string, transport: ToolTransport) => surface(transport).byName.get(name),
+    close: (closeOptions?: { graceMs?: number }) => shutdown.close(closeOptions?.graceMs ?? 10_000),
   });
 }

@@ -7,6 +7,7 @@ import type { ComposedHooks, ToolCallEvent, ToolGuard, ToolLogger } from './hook
 import type { ToolDescriptor } from './manifest.js';
 import { toFailure, type ToolResult } from './result.js';
 import type { ToolCall, ToolSpec } from './runtime-tool.js';
+import { shuttingDown, type Shutdown } from './shutdown.js';
 import { drive, isThenable } from './steps.js';
 import type {
   ToolCallInfo,
@@ -35,6 +36,8 @@ export interface RunnerSettings {
   /** The ambient context of the current request, if any (the Nest layer reads the HTTP request). */
   readonly resolveContext?: () => ToolContext | undefined | Promise<ToolContext | undefined>;
   readonly onCallFinished?: (event: ToolCallEvent) => void;
+  /** The invoker's in-flight calls, for a graceful shutdown. */
+  readonly shutdown?: Shutdown;
 }
 
 /** One call as a surface hands it to the runner. */
@@ -276,7 +279,8 @@ export function runTool(
   const run = new Run(tool, request, settings, new CallState(Object.freeze(call)));
   // A nested call is cancelled with its parent.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
-  return runInFrame(run.state, () => drive(execute(run)));
+  const result = runInFrame(run.state, () => drive(execute(run)));
+  return settings.shutdown ? settings.shutdown.track(run.state, result) : result;
 }
 
 function nextId(): string {
@@ -323,6 +327,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   const { tool, request, settings, state } = run;
   const { spec } = tool;
   const { call } = state;
+  if (settings.shutdown?.closing) throw new Refusal(shuttingDown());
   if (call.depth > settings.maxDepth) {
     throw new Refusal(
       new ToolError('RECURSION_LIMIT', {

@@ -10,7 +10,10 @@ export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
 export interface McpOptions {
   /** Mount the endpoint controller. `false` when the application extends `McpEndpoint` itself. @default true */
   mount?: boolean;
-  /** The route of the mounted endpoint. @default '/mcp' */
+  /**
+   * The route of the mounted endpoint. With `mount: false`, set it to your own controller's route
+   * so malformed or oversized bodies there are still answered with JSON-RPC errors. @default '/mcp'
+   */
   path?: string;
   /** What the server tells clients about itself. @default { name: 'toolwright', version: '0.1.0' } */
   serverInfo?: { name: string; version: string; title?: string };

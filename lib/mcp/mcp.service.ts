@@ -39,6 +39,7 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly logger = new Logger('ToolsMcp');
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
   private readonly inFlight = new InFlightCalls();
+  private closing = false;
 
   constructor(
     @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
@@ -51,12 +52,18 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
     await this.prepared?.handler.close();
   }
 
   /** Answers one POST to the endpoint. */
   async handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> {
     const target = nodeResponse(response);
+    if (this.closing) {
+      return jsonRpcError(target, 503, -32000, 'Server is shutting down; retry the request.', {
+        'retry-after': '1',
+      });
+    }
     const length = Number(request.headers['content-length']);
     if (length > this.options.maxBodyBytes) {
       return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import type { ErrorMapper } from '../core/errors.js';
 import type { ToolCallEvent, ToolHooks, ToolLogger } from '../core/hooks.js';
 import {
@@ -37,7 +43,7 @@ import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
  * }
  */
 @Injectable()
-export class ToolInvoker implements CoreToolInvoker, OnModuleInit {
+export class ToolInvoker implements CoreToolInvoker, OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('ToolsModule');
   private compiled?: CoreToolInvoker;
 
@@ -86,6 +92,18 @@ export class ToolInvoker implements CoreToolInvoker, OnModuleInit {
     options?: { context?: ToolContext },
   ): Promise<readonly ToolDescriptor[]> {
     return this.ready.visible(transport, options);
+  }
+
+  /**
+   * Shuts down gracefully; `ToolsModule` calls it before the application shuts down, with
+   * `shutdownGraceMs`. New calls answer `SERVICE_UNAVAILABLE`; running ones may finish.
+   */
+  close(options?: { graceMs?: number }): Promise<void> {
+    return this.compiled?.close(options) ?? Promise.resolve();
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.close({ graceMs: this.options.shutdownGraceMs });
   }
 
   /** The compiled tool behind a name on a transport, for surface adapters. */

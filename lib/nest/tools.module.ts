@@ -117,7 +117,8 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
     // configure() runs after Nest's body parsers are installed and before its routes and
     // exception handler, which is where a body error on the MCP route must be answered.
     const adapter = this.adapterHost?.httpAdapter;
-    if (adapter && this.mcp.mount) {
+    // With `mount: false` the path still names the application's own MCP route.
+    if (adapter) {
       installBodyErrorMapping(adapter.getType(), adapter.getInstance(), this.mcp.path);
     }
     if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');

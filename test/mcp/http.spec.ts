@@ -593,12 +593,17 @@ describe.each(ADAPTERS)('MCP body handling, known gaps (%s)', (adapter) => {
     expect(answer.status).toBe(200);
   });
 
-  // The JSON-RPC mapping of body-parser errors is installed for the mounted path only; an
-  // application controller extending McpEndpoint (`mcp: { mount: false }`) gets Nest's error body.
-  it.failing('answers malformed JSON on an McpEndpoint subclass with -32700', async () => {
+  // An application controller extending McpEndpoint names its route in `mcp.path`, so body
+  // errors there are answered as JSON-RPC errors too.
+  it('answers malformed JSON on an McpEndpoint subclass with -32700', async () => {
     const { url } = await apps.listen(
       {
-        imports: [ToolsModule.forRoot({ registry: mcpTools(newSeen()), mcp: { mount: false } })],
+        imports: [
+          ToolsModule.forRoot({
+            registry: mcpTools(newSeen()),
+            mcp: { mount: false, path: '/own/mcp' },
+          }),
+        ],
         controllers: [OwnMcpController],
       },
       adapter,

@@ -38,6 +38,12 @@ export interface ToolsModuleOptions {
   logCalls?: boolean;
   /** Nesting beyond this depth fails with `RECURSION_LIMIT`. @default 8 */
   maxDepth?: number;
+  /**
+   * On shutdown (`app.close()`, or a signal with `enableShutdownHooks()`), how long running calls
+   * may take to finish before their handlers' signals are aborted. New calls are refused with
+   * `SERVICE_UNAVAILABLE` meanwhile. @default 10000
+   */
+  shutdownGraceMs?: number;
   /** Maps thrown values to a `ToolError` before the built-in rules (Nest `HttpException` mapping included). */
   mapError?: ErrorMapper;
 }
