@@ -67,12 +67,6 @@ export function toToolError(failure: ToolFailure): ToolError {
  * if (!result.ok) return JSON.stringify(toErrorEnvelope(result.error));
  */
 export function toErrorEnvelope(failure: ToolFailure): ToolErrorEnvelope {
-  const envelope: ToolErrorEnvelope = {
-    error: failure.code,
-    message: failure.message,
-    retryable: failure.retryable,
-  };
-  if (failure.details !== undefined) envelope.details = failure.details;
-  if (failure.hint !== undefined) envelope.hint = failure.hint;
-  return envelope;
+  const { code, ...rest } = failure;
+  return { error: code, ...rest };
 }
