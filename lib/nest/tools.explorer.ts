@@ -109,8 +109,10 @@ export class ToolsExplorer {
       if (orphans.length > 0) {
         throw new ToolsConfigurationError(MESSAGES.orphanToolMethods(metatype.name, orphans));
       }
-      const metadata = getToolClassMetadata(metatype);
-      if (metadata && !classTools(metatype as Class).some((tool) => declared.has(tool.name))) {
+      if (
+        getToolClassMetadata(metatype) &&
+        !classTools(metatype as Class).some((tool) => declared.has(tool.name))
+      ) {
         this.logger.warn(MESSAGES.notInRegistry(metatype.name));
       }
     }
