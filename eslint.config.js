@@ -3,7 +3,16 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'bench/node_modules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-sample/**',
+      'coverage/**',
+      'node_modules/**',
+      'bench/node_modules/**',
+      '.scratch/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
