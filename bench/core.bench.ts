@@ -6,13 +6,23 @@
  * Both paths share the process on purpose: once the invoker has run, Node 20's AsyncLocalStorage
  * promise hooks are on for every promise, the baseline's included, as they would be in a server.
  *
+ * Then the same tool mounted by `ToolsModule` in a Nest app (Express) listening on loopback in
+ * this process: one in-process `ToolInvoker.invoke` against one MCP `tools/call` over HTTP, both
+ * sequential (one call at a time, keep-alive connection), on each protocol era, interleaved the
+ * same way. A loopback call includes the client's own HTTP work, done in this process too.
+ *
  * Run with `npm run bench:core`. It prints figures only; it asserts correctness, never timings.
  * Tune with BENCH_SLICE_MS (default 300) and BENCH_ROUNDS (default 8).
  */
+import 'reflect-metadata';
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { z } from 'zod';
-import { createToolInvoker, defineRuntimeTool } from '../lib/index.js';
+import { ToolInvoker, ToolsModule, createToolInvoker, defineRuntimeTool } from '../lib/index.js';
 
 const SLICE_MS = positiveInt(process.env.BENCH_SLICE_MS, 300);
 const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 8);
@@ -159,4 +169,167 @@ async function main(): Promise<void> {
   if (sink === 0) console.log('(sink empty)');
 }
 
+// ---------------------------------------------------------------------------------------------
+// In-process invoke against one tools/call over loopback.
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+/** One POST on the keep-alive connection; the answer's body. */
+function postJson(url: string, headers: Record<string, string>, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(text)
+            : reject(new Error(`HTTP ${res.statusCode}: ${text}`)),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The echoed text of a `tools/call` answer, JSON or SSE-framed (`data: {...}`). */
+function echoedText(body: string): unknown {
+  const json = body.startsWith('{')
+    ? body
+    : body
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5))
+        .join('');
+  const message = JSON.parse(json) as { result?: { structuredContent?: { text?: unknown } } };
+  return message.result?.structuredContent?.text;
+}
+
+async function loopback(): Promise<void> {
+  class LoopbackModule {}
+  Module({ imports: [ToolsModule.forRoot({ registry: [tool] })] })(LoopbackModule);
+  const app = await NestFactory.create(LoopbackModule, { logger: ['error', 'warn'] });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const tools = app.get(ToolInvoker);
+
+  const init = await postJson(
+    url,
+    MCP_HEADERS,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench-core', version: '0' },
+      },
+    }),
+  );
+  const version = (
+    JSON.parse(init.slice(init.indexOf('{'))) as { result: { protocolVersion: string } }
+  ).result.protocolVersion;
+  const legacy = {
+    headers: { ...MCP_HEADERS, 'mcp-protocol-version': version },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'bench_echo', arguments: ARGS },
+    }),
+  };
+  // What @modelcontextprotocol/client pinned to 2026-07-28 sends for the same call.
+  const modern = {
+    headers: {
+      ...MCP_HEADERS,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'bench_echo',
+    },
+    body: JSON.stringify({
+      method: 'tools/call',
+      params: {
+        name: 'bench_echo',
+        arguments: ARGS,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bench-core', version: '0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+      jsonrpc: '2.0',
+      id: 1,
+    }),
+  };
+
+  const invokeCall: Call = async () => {
+    const result = await tools.invoke<{ text: string }>('bench_echo', ARGS, OPTIONS);
+    if (!result.ok || result.data.text !== ARGS.text) throw new Error(JSON.stringify(result));
+    sink += result.data.text.length;
+  };
+  const httpCall =
+    (req: { headers: Record<string, string>; body: string }): Call =>
+    async () => {
+      const text = echoedText(await postJson(url, req.headers, req.body));
+      if (text !== ARGS.text) throw new Error(`tools/call answered ${String(text)}`);
+      sink += text.length;
+    };
+  const paths: Array<[string, Call]> = [
+    ["invoke   ToolInvoker.invoke('bench_echo')", invokeCall],
+    [`tools/call over loopback, ${version}`, httpCall(legacy)],
+    ['tools/call over loopback, 2026-07-28', httpCall(modern)],
+  ];
+  try {
+    for (const [, call] of paths) await call(); // correctness first: each throws on a wrong answer
+    console.log('');
+    console.log(
+      `in-process invoke against one MCP tools/call over loopback (Nest + Express, same process, ` +
+        `sequential) — ${WARMUP_ROUNDS} warm-up + ${ROUNDS} rounds of ${SLICE_MS} ms per path`,
+    );
+    for (let round = 0; round < WARMUP_ROUNDS; round++) {
+      for (const [, call] of paths) await slice(call, SLICE_MS);
+    }
+    const rates: number[][] = paths.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, [, call]] of paths.entries()) {
+        rates[index].push((await slice(call, SLICE_MS)).rate);
+      }
+    }
+    const medians = rates.map(median);
+    console.log('');
+    console.log('path                                        median calls/s   µs per call');
+    for (const [index, [label]] of paths.entries()) {
+      console.log(
+        `${label.padEnd(42)} ${fmt(medians[index])}   ${(1e6 / medians[index]).toFixed(1).padStart(11)}`,
+      );
+    }
+    for (const index of [1, 2]) {
+      const paired = median(rates[0].map((value, round) => value / rates[index][round]));
+      console.log(
+        `invoke / ${paths[index][0].padEnd(33)} ${(medians[0] / medians[index]).toFixed(1).padStart(11)}×` +
+          `   (median of the per-round ratios: ${paired.toFixed(1)}×)`,
+      );
+    }
+  } finally {
+    agent.destroy();
+    await app.close();
+  }
+}
+
 await main();
+await loopback();

@@ -1,0 +1,79 @@
+/** One measured cell: validate, warm up, measure, validate again. Shared by bench:http and bench:scale. */
+import { fixed, int, mib, ms } from './format.js';
+import { assertCleanLoad, measure, warmUp, type LoadResult } from './load.js';
+import { BenchFailure, validateOnce, type Era, type ReplayRequest, type Scenario } from './mcp.js';
+import type { RunningServer } from './server-process.js';
+
+export const SCENARIOS: readonly Scenario[] = ['call', 'list'];
+export const ERAS: readonly Era[] = ['2025', '2026'];
+export const SCENARIO_LABEL: Record<Scenario, string> = {
+  call: 'tools/call echo',
+  list: 'tools/list',
+};
+
+export interface CellSettings {
+  readonly warmupS: number;
+  readonly durationS: number;
+  readonly connections: number;
+  readonly toolCount: number;
+}
+
+export interface CellRun {
+  readonly round: number;
+  readonly load: LoadResult;
+  /** VmHWM at the end of the cell: the process's peak so far (boot and earlier cells included). */
+  readonly peakRss: number;
+  /** Bytes of one answer's body. */
+  readonly bodyBytes: number;
+  /** Whether every answer under load was compared with a validated body. */
+  readonly exact: boolean;
+}
+
+/**
+ * Validates two answers (and compares them), warms up, measures, validates once more. Before
+ * and after must be results (the echo, or every tool); when the two first answers are identical
+ * bytes, every answer under load must be those bytes too. Throws `BenchFailure` otherwise.
+ */
+export async function runCell(
+  server: RunningServer,
+  round: number,
+  scenario: Scenario,
+  era: Era,
+  request: ReplayRequest,
+  settings: CellSettings,
+): Promise<CellRun> {
+  const what = `${server.spec.label} — ${SCENARIO_LABEL[scenario]} ${era} (round ${round})`;
+  const check = (when: string) =>
+    validateOnce(server.url, request, scenario, settings.toolCount, `${what}, ${when}`);
+  const first = await check('before');
+  const second = await check('before');
+  const expectBody = first.body === second.body ? first.body : undefined;
+  const options = { connections: settings.connections, request, expectBody };
+  await warmUp(server, { ...options, seconds: settings.warmupS });
+  const load = await measure(server, { ...options, seconds: settings.durationS });
+  assertCleanLoad(load, what);
+  const after = await check('after');
+  if (expectBody !== undefined && after.body !== expectBody) {
+    throw new BenchFailure(`${what}, after: the answer changed under load:\n${after.body}`);
+  }
+  const run: CellRun = {
+    round,
+    load,
+    peakRss: server.peakRss(),
+    bodyBytes: Buffer.byteLength(first.body),
+    exact: expectBody !== undefined,
+  };
+  console.log(
+    `  ${SCENARIO_LABEL[scenario].padEnd(15)} ${era}  ${int(load.rps).padStart(7)} req/s  ` +
+      `p50 ${ms(load.p50).padStart(8)}  p99 ${ms(load.p99).padStart(8)}  ` +
+      `${fixed(load.cpuUsPerRequest, 0).padStart(5)} µs CPU/req  peak RSS ${mib(run.peakRss)}  ` +
+      `(${int(load.requests)} answers${run.exact ? ', every body compared' : ', status-checked'})`,
+  );
+  return run;
+}
+
+/** CPU per answer over several runs, weighted by answers. */
+export function cpuPerAnswer(cell: readonly CellRun[]): number {
+  const answers = cell.reduce((sum, run) => sum + run.load.requests, 0);
+  return cell.reduce((sum, run) => sum + run.load.cpuUsPerRequest * run.load.requests, 0) / answers;
+}

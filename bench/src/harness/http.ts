@@ -1,0 +1,263 @@
+/**
+ * `npm run bench:http`: toolwright on Express and on Fastify, `@rekog/mcp-nest` 2.0.5 and the
+ * raw SDK rebuilt per request, each serving the same 51 tools as a child process on loopback
+ * with NODE_ENV=production, started in turn and interleaved (A B C D A B C D …) over
+ * BENCH_ROUNDS rounds. Each start runs four cells — `tools/call echo` then `tools/list`, each on
+ * the 2025 era (stateless POSTs after one real `initialize`) and the 2026-07-28 era (the request
+ * the real client sends, captured once) — at BENCH_CONNECTIONS connections: BENCH_WARMUP_S of
+ * load, then BENCH_DURATION_S measured.
+ *
+ * Before and after every cell an answer is parsed and checked (the echoed text, or all 51 tools);
+ * when two answers are byte-identical, autocannon also compares every answer under load with
+ * that body. Any non-2xx, error, timeout or mismatch fails the run (exit 1): error pages are
+ * never measured. Verdicts against the issue's targets are printed, but never fail the run.
+ *
+ * Environment: BENCH_WARMUP_S (1.5), BENCH_DURATION_S (4), BENCH_ROUNDS (2),
+ * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
+ * toolwright-fastify, rekog, sdk), BENCH_NODE_OPTIONS (node flags for the servers).
+ */
+import { DEFAULT_TOOL_COUNT } from '../shared/tools.js';
+import { envNumber, fixed, int, kib, machineLine, mean, mib, ms, ratio, table } from './format.js';
+import {
+  cpuPerAnswer,
+  ERAS,
+  runCell,
+  SCENARIO_LABEL,
+  SCENARIOS,
+  type CellRun,
+  type CellSettings,
+} from './cells.js';
+import {
+  BenchFailure,
+  capture2026,
+  initialize2025,
+  requests2025,
+  speaks2026,
+  type Era,
+  type EraRequests,
+  type Scenario,
+} from './mcp.js';
+import { CLK_TCK, startServer, type ServerSpec } from './server-process.js';
+import { ALL_TARGETS } from './targets.js';
+
+const WARMUP_S = envNumber('BENCH_WARMUP_S', 1.5);
+const DURATION_S = envNumber('BENCH_DURATION_S', 4, 0.5);
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1));
+const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
+const TOOLS = DEFAULT_TOOL_COUNT;
+
+const BASELINE = 'rekog';
+
+function selectedTargets(): ServerSpec[] {
+  const raw = process.env.BENCH_TARGETS;
+  if (!raw) return [...ALL_TARGETS];
+  const ids = raw.split(',').map((id) => id.trim());
+  const unknown = ids.filter((id) => !ALL_TARGETS.some((target) => target.id === id));
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_TARGETS: unknown ${unknown.join(', ')}; use ${ALL_TARGETS.map((t) => t.id).join(', ')}`,
+    );
+  }
+  return ALL_TARGETS.filter((target) => ids.includes(target.id));
+}
+
+const cellKey = (target: string, scenario: Scenario, era: Era) => `${target}|${scenario}|${era}`;
+const runs = new Map<string, CellRun[]>();
+/** Targets that refused the 2026-07-28 revision. */
+const no2026 = new Set<string>();
+const negotiated = new Map<string, string>();
+const bootMs = new Map<string, number[]>();
+
+const SETTINGS: CellSettings = {
+  warmupS: WARMUP_S,
+  durationS: DURATION_S,
+  connections: CONNECTIONS,
+  toolCount: TOOLS,
+};
+
+async function runTarget(
+  spec: ServerSpec,
+  round: number,
+  modern: { requests?: EraRequests },
+): Promise<void> {
+  const server = await startServer(spec);
+  try {
+    bootMs.set(spec.id, [...(bootMs.get(spec.id) ?? []), server.ready.bootMs]);
+    console.log(
+      `\n[round ${round}] ${spec.label}: pid ${server.pid}, ready in ${int(server.ready.bootMs)} ms`,
+    );
+    if (!modern.requests) {
+      modern.requests = await capture2026(server.url, TOOLS);
+      console.log(`  captured the 2026-07-28 client's requests against ${spec.label}:`);
+      for (const scenario of SCENARIOS) {
+        const { headers, body } = modern.requests[scenario];
+        console.log(`    ${SCENARIO_LABEL[scenario]} headers ${JSON.stringify(headers)}`);
+        console.log(`    ${SCENARIO_LABEL[scenario]} body    ${body}`);
+      }
+    }
+    const version = await initialize2025(server.url, spec.label);
+    negotiated.set(spec.id, version);
+    const legacy = requests2025(version);
+    const modernOk = await speaks2026(server.url, modern.requests.list, `${spec.label} 2026 probe`);
+    if (!modernOk) {
+      no2026.add(spec.id);
+      console.log(`  ${spec.label} does not speak 2026-07-28: its 2026 cells are skipped`);
+    }
+    for (const scenario of SCENARIOS) {
+      for (const era of ERAS) {
+        if (era === '2026' && !modernOk) continue;
+        const request = (era === '2025' ? legacy : modern.requests)[scenario];
+        const run = await runCell(server, round, scenario, era, request, SETTINGS);
+        const key = cellKey(spec.id, scenario, era);
+        runs.set(key, [...(runs.get(key) ?? []), run]);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+interface Summary {
+  rps: number;
+  rpsRange: [number, number];
+  p50: number;
+  p99: number;
+  cpuUs: number;
+  peakRss: number;
+  bodyBytes: number;
+}
+
+function summarise(target: string, scenario: Scenario, era: Era): Summary | undefined {
+  const cell = runs.get(cellKey(target, scenario, era));
+  if (!cell || cell.length === 0) return undefined;
+  const rps = cell.map((run) => run.load.rps);
+  return {
+    rps: mean(rps),
+    rpsRange: [Math.min(...rps), Math.max(...rps)],
+    p50: mean(cell.map((run) => run.load.p50)),
+    p99: mean(cell.map((run) => run.load.p99)),
+    cpuUs: cpuPerAnswer(cell),
+    peakRss: Math.max(...cell.map((run) => run.peakRss)),
+    bodyBytes: cell[0].bodyBytes,
+  };
+}
+
+function report(targets: readonly ServerSpec[]): void {
+  const hasBaseline = targets.some((target) => target.id === BASELINE);
+  console.log(
+    `\n=== Results: mean of ${ROUNDS} round(s) of ${DURATION_S} s per cell, ${CONNECTIONS} connections ` +
+      `(req/s range over rounds in brackets; CPU = server user+system time per answer; ` +
+      `peak RSS = VmHWM at the end of the cell)`,
+  );
+  for (const scenario of SCENARIOS) {
+    for (const era of ERAS) {
+      const base = hasBaseline ? summarise(BASELINE, scenario, era) : undefined;
+      const rows = targets.map((target) => {
+        if (era === '2026' && no2026.has(target.id)) {
+          return [target.label, 'does not speak 2026-07-28: skipped', '', '', '', '', '', ''];
+        }
+        const s = summarise(target.id, scenario, era);
+        if (!s) return [target.label, '—', '', '', '', '', '', ''];
+        return [
+          target.label,
+          `${int(s.rps)} [${int(s.rpsRange[0])}–${int(s.rpsRange[1])}]`,
+          ms(s.p50),
+          ms(s.p99),
+          fixed(s.cpuUs, 0),
+          mib(s.peakRss),
+          kib(s.bodyBytes),
+          base ? ratio(s.rps / base.rps) : '—',
+        ];
+      });
+      const version = era === '2026' ? '2026-07-28 envelope' : `2025 stateless`;
+      console.log(`\n${SCENARIO_LABEL[scenario]} — ${version} (${TOOLS} tools registered)`);
+      console.log(
+        table(
+          ['target', 'req/s', 'p50', 'p99', 'CPU µs/req', 'peak RSS', 'answer', '× rekog req/s'],
+          rows,
+        ),
+      );
+    }
+  }
+  console.log('');
+  console.log(
+    `2025-era versions negotiated at initialize: ${targets
+      .map((target) => `${target.label} ${negotiated.get(target.id) ?? '?'}`)
+      .join('; ')}`,
+  );
+  console.log(
+    `Boot (process start → listening): ${targets
+      .map((target) => `${target.label} ${int(mean(bootMs.get(target.id) ?? [NaN]))} ms`)
+      .join('; ')}`,
+  );
+  if (hasBaseline) verdicts(targets);
+}
+
+function verdicts(targets: readonly ServerSpec[]): void {
+  const line = (ok: boolean | undefined, text: string) =>
+    console.log(`  ${ok === undefined ? 'n/a  ' : ok ? 'PASS ' : 'BELOW'}  ${text}`);
+  console.log('\n=== Verdicts against issue 7 (informational: the exit code ignores them)');
+  for (const target of targets.filter((t) => t.id.startsWith('toolwright'))) {
+    console.log(
+      `${target.label}${target.id === 'toolwright-express' ? '' : ' (the goals name Express; shown for reference)'}`,
+    );
+    for (const era of ERAS) {
+      const mine = summarise(target.id, 'call', era);
+      const base = summarise(BASELINE, 'call', era);
+      const r = mine && base ? mine.rps / base.rps : NaN;
+      line(
+        Number.isFinite(r) ? r >= 2 : undefined,
+        `tools/call ${era}: ${ratio(r)} rekog's req/s (goal ≥ 2×)`,
+      );
+    }
+    for (const era of ERAS) {
+      const mine = summarise(target.id, 'list', era);
+      const base = summarise(BASELINE, 'list', era);
+      const r = mine && base ? mine.rps / base.rps : NaN;
+      line(
+        Number.isFinite(r) ? r >= 10 : undefined,
+        `tools/list ${era} (${TOOLS} tools): ${ratio(r)} rekog's req/s (goal ≥ 10×)`,
+      );
+    }
+    const callPeak = (id: string) => {
+      const values = ERAS.map((era) => summarise(id, 'call', era)?.peakRss).filter(
+        (value): value is number => value !== undefined,
+      );
+      return values.length > 0 ? Math.max(...values) : NaN;
+    };
+    const mine = callPeak(target.id);
+    const base = callPeak(BASELINE);
+    line(
+      Number.isFinite(mine) && Number.isFinite(base) ? mine <= base : undefined,
+      `peak RSS under call load: ${mib(mine)} vs rekog's ${mib(base)} (goal ≤)`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const targets = selectedTargets();
+  console.log(`bench:http — ${await machineLine()}`);
+  console.log(
+    `targets: ${targets.map((t) => t.label).join(', ')}; ${ROUNDS} round(s), interleaved; ` +
+      `warm-up ${WARMUP_S} s + ${DURATION_S} s measured per cell, ` +
+      `${CONNECTIONS} connections; CLK_TCK ${CLK_TCK}`,
+  );
+  const started = Date.now();
+  const modern: { requests?: EraRequests } = {};
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const target of targets) await runTarget(target, round, modern);
+  }
+  report(targets);
+  console.log(
+    `\nbench:http took ${fixed((Date.now() - started) / 1000, 0)} s; ${await machineLine()}`,
+  );
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(
+    `\nbench:http FAILED: ${error instanceof BenchFailure ? error.message : (error as Error).stack}`,
+  );
+  process.exitCode = 1;
+}

@@ -1,0 +1,89 @@
+/** One autocannon run against a server, with the server's CPU time over the measured window. */
+import autocannon from 'autocannon';
+import { BenchFailure, type ReplayRequest } from './mcp.js';
+import type { RunningServer } from './server-process.js';
+
+export interface LoadOptions {
+  readonly connections: number;
+  readonly seconds: number;
+  readonly request: ReplayRequest;
+  /** When set, every answer's body must be exactly this (autocannon counts mismatches). */
+  readonly expectBody?: string;
+}
+
+export interface LoadResult {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly mismatches: number;
+  /** Server CPU (user + system, all threads) per answered request, in microseconds. */
+  readonly cpuUsPerRequest: number;
+}
+
+function run(url: string, options: LoadOptions): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        method: 'POST',
+        connections: options.connections,
+        pipelining: 1,
+        duration: options.seconds,
+        // autocannon sets content-length itself.
+        headers: { ...options.request.headers },
+        body: options.request.body,
+        ...(options.expectBody !== undefined && { expectBody: options.expectBody }),
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+/** Runs the load and reads the server's CPU ticks right before and right after it. */
+export async function measure(server: RunningServer, options: LoadOptions): Promise<LoadResult> {
+  const cpuBefore = server.cpuSeconds();
+  const result = await run(server.url, options);
+  const cpuAfter = server.cpuSeconds();
+  const requests = result.requests.total;
+  const seconds = result.duration;
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    cpuUsPerRequest: requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : NaN,
+  };
+}
+
+/** Warm-up: the same load, unmeasured, whose failures still stop the run. */
+export async function warmUp(server: RunningServer, options: LoadOptions): Promise<void> {
+  if (options.seconds <= 0) return;
+  const result = await run(server.url, options);
+  assertClean(result, `warm-up against ${server.spec.label}`);
+}
+
+function assertClean(
+  result: Pick<LoadResult, 'non2xx' | 'errors' | 'timeouts' | 'mismatches'>,
+  what: string,
+): void {
+  const problems = (['non2xx', 'errors', 'timeouts', 'mismatches'] as const)
+    .filter((key) => result[key] > 0)
+    .map((key) => `${result[key]} ${key}`);
+  if (problems.length > 0) throw new BenchFailure(`${what}: ${problems.join(', ')}`);
+}
+
+/** Fails the cell when any answer was not a 2xx, failed, timed out or differed from the expected body. */
+export function assertCleanLoad(result: LoadResult, what: string): void {
+  assertClean(result, what);
+  if (result.requests === 0) throw new BenchFailure(`${what}: no request was answered`);
+}

@@ -1,0 +1,258 @@
+/**
+ * The MCP requests the load generator replays, and the checks every answer must pass.
+ *
+ * 2025 era: one real `initialize` per target (and `notifications/initialized`), then stateless
+ * POSTs carrying `mcp-protocol-version: <the version the server negotiated>`.
+ * 2026-07-28 era: the exact headers and bodies `@modelcontextprotocol/client`, pinned to
+ * 2026-07-28, sends for `callTool` and `listTools`, captured from the real client through its
+ * `fetch` option against the first target, then replayed byte for byte to every target.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { post, type RawResponse } from './http-client.js';
+
+export type Era = '2025' | '2026';
+export type Scenario = 'call' | 'list';
+
+/** One request as the load generator sends it. */
+export interface ReplayRequest {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export type EraRequests = Record<Scenario, ReplayRequest>;
+
+/** The text every `tools/call echo` sends and expects back. */
+export const ECHO_TEXT = 'hello from the toolwright bench';
+export const MODERN_VERSION = '2026-07-28';
+const LEGACY_VERSION = '2025-06-18';
+const ACCEPT = 'application/json, text/event-stream';
+const CLIENT_INFO = { name: 'toolwright-bench', version: '0.0.0' };
+
+/** Stops the run: the harness never measures an answer it could not validate. */
+export class BenchFailure extends Error {}
+
+/** The JSON-RPC messages of a JSON or SSE (`event: message` / `data: …`) answer. */
+export function messagesOf(response: RawResponse): unknown[] {
+  const type = String(response.headers['content-type'] ?? '');
+  const body = response.body;
+  if (type.startsWith('text/event-stream') || /^(event|data|id|retry):/m.test(body.trimStart())) {
+    const messages: unknown[] = [];
+    for (const event of body.split(/\r?\n\r?\n/)) {
+      const data = event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data.trim() !== '') messages.push(JSON.parse(data));
+    }
+    return messages;
+  }
+  if (body.trim() === '') return [];
+  const parsed = JSON.parse(body) as unknown;
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+function describe(response: RawResponse): string {
+  const body = response.body.length > 600 ? `${response.body.slice(0, 600)}…` : response.body;
+  return `HTTP ${response.status} ${String(response.headers['content-type'] ?? '')}: ${body}`;
+}
+
+/** The `result` of the JSON-RPC answer to `id`, or a `BenchFailure` saying what came instead. */
+export function resultOf(response: RawResponse, id: unknown, what: string): any {
+  if (response.status < 200 || response.status > 299) {
+    throw new BenchFailure(`${what}: not a 2xx answer — ${describe(response)}`);
+  }
+  let messages: unknown[];
+  try {
+    messages = messagesOf(response);
+  } catch (error) {
+    throw new BenchFailure(
+      `${what}: the body is not JSON or SSE JSON (${(error as Error).message}) — ${describe(response)}`,
+    );
+  }
+  const answer = messages.find(
+    (m): m is Record<string, unknown> =>
+      typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id,
+  );
+  if (!answer)
+    throw new BenchFailure(`${what}: no answer to id ${String(id)} — ${describe(response)}`);
+  if (answer.error !== undefined || answer.result === undefined) {
+    throw new BenchFailure(`${what}: not a result — ${describe(response)}`);
+  }
+  return answer.result;
+}
+
+/** Checks a `tools/call echo` answer: a result, not an error, echoing {@link ECHO_TEXT}. */
+export function checkCall(response: RawResponse, id: unknown, what: string): void {
+  const result = resultOf(response, id, what);
+  if (result.isError === true) {
+    throw new BenchFailure(`${what}: the tool failed — ${describe(response)}`);
+  }
+  const text = result.content?.[0]?.text;
+  if (result.structuredContent?.text !== ECHO_TEXT || typeof text !== 'string') {
+    throw new BenchFailure(`${what}: not the echoed text — ${describe(response)}`);
+  }
+  if ((JSON.parse(text) as { text?: unknown }).text !== ECHO_TEXT) {
+    throw new BenchFailure(
+      `${what}: the text content is not the echoed JSON — ${describe(response)}`,
+    );
+  }
+}
+
+/** Checks a `tools/list` answer: a result with exactly `count` tools, `echo` and `tool_*`. */
+export function checkList(response: RawResponse, id: unknown, what: string, count: number): void {
+  const result = resultOf(response, id, what);
+  const tools = result.tools as Array<{ name?: unknown; inputSchema?: unknown }> | undefined;
+  if (!Array.isArray(tools) || tools.length !== count) {
+    throw new BenchFailure(
+      `${what}: expected ${count} tools, got ${Array.isArray(tools) ? tools.length : 'no list'}`,
+    );
+  }
+  const names = new Set(tools.map((tool) => tool.name));
+  const missing = ['echo', ...Array.from({ length: count - 1 }, (_, i) => `tool_${i}`)].filter(
+    (name) => !names.has(name),
+  );
+  if (missing.length > 0 || tools.some((tool) => typeof tool.inputSchema !== 'object')) {
+    throw new BenchFailure(
+      `${what}: tools missing or without inputSchema (${missing.slice(0, 5).join(', ')})`,
+    );
+  }
+}
+
+/** The JSON-RPC id of a replayed request. */
+export function idOf(request: ReplayRequest): unknown {
+  return (JSON.parse(request.body) as { id?: unknown }).id;
+}
+
+/** Sends `request` once and checks the answer; returns the raw answer. */
+export async function validateOnce(
+  url: string,
+  request: ReplayRequest,
+  scenario: Scenario,
+  toolCount: number,
+  what: string,
+): Promise<RawResponse> {
+  const response = await post(url, request.headers, request.body);
+  if (scenario === 'call') checkCall(response, idOf(request), what);
+  else checkList(response, idOf(request), what, toolCount);
+  return response;
+}
+
+/** A real 2025-era `initialize` (then `notifications/initialized`); the version the server chose. */
+export async function initialize2025(url: string, what: string): Promise<string> {
+  const headers = { 'content-type': 'application/json', accept: ACCEPT };
+  const response = await post(
+    url,
+    headers,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+    }),
+  );
+  const result = resultOf(response, 0, `${what} initialize`);
+  const version = result.protocolVersion;
+  if (typeof version !== 'string' || version >= MODERN_VERSION) {
+    throw new BenchFailure(`${what} initialize: unexpected protocolVersion ${String(version)}`);
+  }
+  const initialized = await post(
+    url,
+    { ...headers, 'mcp-protocol-version': version },
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  );
+  if (initialized.status < 200 || initialized.status > 299) {
+    throw new BenchFailure(`${what} notifications/initialized: ${describe(initialized)}`);
+  }
+  return version;
+}
+
+/** Stateless 2025-era requests with the negotiated `mcp-protocol-version`. */
+export function requests2025(version: string): EraRequests {
+  const headers = {
+    'content-type': 'application/json',
+    accept: ACCEPT,
+    'mcp-protocol-version': version,
+  };
+  return {
+    call: {
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: ECHO_TEXT } },
+      }),
+    },
+    list: {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+    },
+  };
+}
+
+/** Headers worth replaying: what the client chose, not what fetch adds on the wire. */
+const REPLAYED_HEADERS = /^(content-type|accept|mcp-.*|authorization)$/i;
+
+/**
+ * Runs the real 2026-07-28 client against `url` and returns the `tools/call echo` and
+ * `tools/list` requests it sent (headers and body as sent), after checking its own results.
+ */
+export async function capture2026(url: string, toolCount: number): Promise<EraRequests> {
+  const sent: Array<{ headers: Record<string, string>; body: string }> = [];
+  const spy = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    if (typeof init?.body === 'string') {
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, name) => {
+        if (REPLAYED_HEADERS.test(name)) headers[name] = value;
+      });
+      sent.push({ headers, body: init.body });
+    }
+    return fetch(input, init);
+  };
+  const client = new Client(CLIENT_INFO, {
+    versionNegotiation: { mode: { pin: MODERN_VERSION } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: spy }));
+  try {
+    const called = await client.callTool({ name: 'echo', arguments: { text: ECHO_TEXT } });
+    if ((called.structuredContent as { text?: unknown } | undefined)?.text !== ECHO_TEXT) {
+      throw new BenchFailure(`2026 capture: callTool answered ${JSON.stringify(called)}`);
+    }
+    const listed = await client.listTools();
+    if (listed.tools.length !== toolCount) {
+      throw new BenchFailure(`2026 capture: listTools gave ${listed.tools.length} tools`);
+    }
+  } finally {
+    await client.close();
+  }
+  const find = (method: string) => {
+    const hit = sent.find((s) => (JSON.parse(s.body) as { method?: string }).method === method);
+    if (!hit) throw new BenchFailure(`2026 capture: the client sent no ${method}`);
+    const version = hit.headers['mcp-protocol-version'];
+    if (version !== MODERN_VERSION) {
+      throw new BenchFailure(`2026 capture: ${method} went out as ${String(version)}, not 2026`);
+    }
+    return hit;
+  };
+  return { call: find('tools/call'), list: find('tools/list') };
+}
+
+/**
+ * Whether the target answers a 2026-07-28 request with a result (true) or refuses the revision
+ * (false: an unsupported-version error or a 4xx). Anything else is a failure.
+ */
+export async function speaks2026(url: string, request: ReplayRequest, what: string) {
+  const response = await post(url, request.headers, request.body);
+  try {
+    resultOf(response, idOf(request), what);
+    return true;
+  } catch (error) {
+    if (response.status >= 400 && response.status < 500) return false;
+    const text = response.body;
+    if (/unsupported protocol version|-32602|-32000/i.test(text) && /version/i.test(text)) {
+      return false;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+/** Benchmark servers as child processes, and what /proc says about them. */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { BENCH_DIR, BUILD_DIR } from '../shared/paths.js';
+import { READY_PREFIX, type ReadyLine } from '../shared/ready.js';
+import { BenchFailure } from './mcp.js';
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (`getconf CLK_TCK`, 100 here). */
+export const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+export interface ServerSpec {
+  /** Short id, used in BENCH_TARGETS. */
+  readonly id: string;
+  /** What the tables print. */
+  readonly label: string;
+  /** The compiled entry point, relative to the build folder. */
+  readonly entry: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface RunningServer {
+  readonly spec: ServerSpec;
+  readonly pid: number;
+  readonly url: string;
+  readonly ready: ReadyLine;
+  /** utime + stime of the whole process (all threads), in seconds. */
+  cpuSeconds(): number;
+  /** Peak resident set size so far (VmHWM), in bytes. */
+  peakRss(): number;
+  stop(): Promise<void>;
+}
+
+function procStatus(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new BenchFailure(`/proc/${pid}/status has no ${field}`);
+  return Number(match[1]) * 1024;
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 (utime, stime) are the 12th and 13th after the name.
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Starts `spec` on a free loopback port with NODE_ENV=production and waits for its ready line.
+ * `BENCH_NODE_OPTIONS` adds node flags (for example `--cpu-prof`).
+ */
+export async function startServer(
+  spec: ServerSpec,
+  options: { nodeFlags?: readonly string[]; timeoutMs?: number } = {},
+): Promise<RunningServer> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const nodeFlags = [
+    ...(process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+    ...(options.nodeFlags ?? []),
+  ];
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, join(BUILD_DIR, spec.entry)], {
+    cwd: BENCH_DIR,
+    env: {
+      ...process.env,
+      ...spec.env,
+      NODE_ENV: 'production',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stderr: string[] = [];
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr.push(chunk);
+    if (stderr.length > 200) stderr.shift();
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const ready = await new Promise<ReadyLine>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new BenchFailure(`${spec.label}: no ready line within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith(READY_PREFIX)) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line.slice(READY_PREFIX.length)) as ReadyLine);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(
+        new BenchFailure(
+          `${spec.label} exited with code ${code} before it was ready:\n${stderr.join('')}`,
+        ),
+      );
+    });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  let stopped = false;
+  void exited.then((code) => {
+    if (!stopped) {
+      console.error(`\n${spec.label} (pid ${child.pid}) exited unexpectedly with code ${code}`);
+      console.error(stderr.join(''));
+    }
+  });
+  const pid = child.pid!;
+  return {
+    spec,
+    pid,
+    url: `http://127.0.0.1:${ready.port}/mcp`,
+    ready,
+    cpuSeconds: () => cpuTicks(pid) / CLK_TCK,
+    peakRss: () => procStatus(pid, 'VmHWM'),
+    async stop() {
+      stopped = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The toolwright benchmark server (`npm run bench:server`): a Nest app with `ToolsModule` at
+ * `/mcp` serving `echo` and `tool_0 … tool_49` (see `shared/tools.ts`).
+ *
+ * Environment: `PORT` (default 3400; 0 picks a free port), `ADAPTER` (`express`, the default, or
+ * `fastify`), `TOOLS` (total tools, echo included; default 51), `HOST` (default 127.0.0.1).
+ * It loads the library's build (`dist/index.js`), so run `npm run build` first, and Nest from the
+ * repository's node_modules, the copy the build itself resolves (bench/ installs no Nest of its own).
+ */
+import 'reflect-metadata';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { z } from 'zod';
+import type * as Toolwright from '../../../dist/index.js';
+import { libraryEntry } from '../shared/paths.js';
+import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
+import { answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
+
+const setupStart = performance.now();
+
+const { ToolsModule, defineRuntimeTool } = (await import(libraryEntry())) as typeof Toolwright;
+
+const BODY_LIMIT = 4 * 1024 * 1024;
+const adapter = process.env.ADAPTER ?? 'express';
+if (adapter !== 'express' && adapter !== 'fastify') {
+  throw new Error(`ADAPTER must be "express" or "fastify", got "${adapter}".`);
+}
+const count = toolCountFromEnv();
+const host = process.env.HOST ?? '127.0.0.1';
+
+const output = z.object({ text: z.string() });
+const tools = benchTools(count).map((spec) =>
+  defineRuntimeTool({
+    name: spec.name,
+    description: spec.description,
+    identity: { serviceName: 'bench', action: spec.name, method: 'GET' },
+    input: spec.withN
+      ? z.object({ text: z.string(), n: z.number().optional() })
+      : z.object({ text: z.string() }),
+    output,
+    handler: ({ input }) => answer(input),
+  }),
+);
+
+class AppModule {}
+Module({
+  imports: [
+    ToolsModule.forRoot({
+      registry: tools,
+      mcp: {
+        path: '/mcp',
+        serverInfo: { name: 'toolwright-bench', version: '0.0.0' },
+        // The Host check compares names, not ports: 127.0.0.1:<port> passes.
+        allowedHosts: ['127.0.0.1', 'localhost'],
+        maxBodyBytes: BODY_LIMIT,
+      },
+    }),
+  ],
+})(AppModule);
+
+const logger = ['error', 'warn'] as ('error' | 'warn')[];
+let app: INestApplication;
+if (adapter === 'fastify') {
+  app = await NestFactory.create<NestFastifyApplication>(
+    AppModule,
+    new FastifyAdapter({ bodyLimit: BODY_LIMIT }),
+    { logger },
+  );
+} else {
+  const express = await NestFactory.create<NestExpressApplication>(AppModule, { logger });
+  express.useBodyParser('json', { limit: BODY_LIMIT });
+  app = express;
+}
+exitOnSignals(() => app.close());
+await app.listen(portFromEnv(3400), host);
+announceReady(`toolwright-${adapter}`, app.getHttpServer().address(), count, setupStart);

@@ -1,0 +1,49 @@
+/**
+ * The tools every benchmark target serves, so that all of them do the same work per request:
+ * `echo` (input `{ text: string }`, output `{ text }`) and `tool_0 … tool_{N-2}` (input
+ * `{ text: string, n?: number }`, output `{ text: string }`). Every target builds its own Zod
+ * schemas from this description with the same Zod copy, and marks every tool read-only, which is
+ * what toolwright derives from `method: 'GET'`, so that `tools/list` answers carry the same fields.
+ */
+
+/** Total tools registered (echo included) unless `TOOLS` says otherwise: echo and 50 more. */
+export const DEFAULT_TOOL_COUNT = 51;
+
+export interface BenchToolSpec {
+  readonly name: string;
+  readonly description: string;
+  /** Whether the input has the optional `n: number`. */
+  readonly withN: boolean;
+}
+
+/** `TOOLS` from the environment: the total number of tools, echo included (at least 1). */
+export function toolCountFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.TOOLS;
+  if (raw === undefined || raw === '') return DEFAULT_TOOL_COUNT;
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(`TOOLS must be a positive integer (echo included), got "${raw}".`);
+  }
+  return count;
+}
+
+/** `echo` followed by `tool_0 … tool_{count-2}`. */
+export function benchTools(count: number): BenchToolSpec[] {
+  const tools: BenchToolSpec[] = [
+    { name: 'echo', description: 'Echo the text back', withN: false },
+  ];
+  for (let i = 0; i < count - 1; i++) {
+    tools.push({
+      name: `tool_${i}`,
+      description: `Benchmark tool ${i}: returns the text it was given`,
+      withN: true,
+    });
+  }
+  return tools;
+}
+
+/** What every tool's handler returns. */
+export const answer = (input: { text: string }) => ({ text: input.text });
+
+/** The annotations every target advertises for every tool. */
+export const ANNOTATIONS = Object.freeze({ readOnlyHint: true });
