@@ -11,6 +11,7 @@ export default tseslint.config(
       'node_modules/**',
       'bench/node_modules/**',
       '.scratch/**',
+      '.*scratch*/**',
     ],
   },
   js.configs.recommended,
@@ -37,6 +38,23 @@ export default tseslint.config(
           patterns: [
             { group: ['@nestjs/*'], message: 'lib/core is framework-free.' },
             { group: ['@modelcontextprotocol/*'], message: 'lib/core is framework-free.' },
+            { group: ['ai', '@langchain/*'], message: 'lib/core is framework-free.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['lib/ai/**/*.ts', 'lib/langchain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', '../nest/*', '../mcp/*'],
+              message: 'The agent adapters work without Nest: import from ../core only.',
+            },
           ],
         },
       ],
