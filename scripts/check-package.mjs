@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 
 const root = await import('toolwright');
 const core = await import('toolwright/core');
+const ai = await import('toolwright/ai');
+const langchain = await import('toolwright/langchain');
 
 for (const name of [
   'createToolInvoker',
@@ -10,6 +12,7 @@ for (const name of [
   'ToolsModule',
   'ToolInvoker',
   'McpEndpoint',
+  'runToolsCli',
 ]) {
   assert.equal(typeof root[name], 'function', `toolwright exports ${name}`);
 }
@@ -17,4 +20,13 @@ for (const name of ['createToolInvoker', 'defineToolRegistry', 'ToolError', 'cur
   assert.equal(typeof core[name], 'function', `toolwright/core exports ${name}`);
 }
 assert.equal('ToolsModule' in core, false, 'toolwright/core stays free of Nest');
-console.log('package entry points: ok (toolwright, toolwright/core)');
+assert.equal(typeof ai.createAgentTools, 'function', 'toolwright/ai exports createAgentTools');
+assert.equal(typeof ai.AgentToolError, 'function', 'toolwright/ai exports AgentToolError');
+assert.equal(
+  typeof langchain.createLangChainTools,
+  'function',
+  'toolwright/langchain exports createLangChainTools',
+);
+console.log(
+  'package entry points: ok (toolwright, toolwright/core, toolwright/ai, toolwright/langchain)',
+);

@@ -1,0 +1,3 @@
+export { createAgentTools, type AgentToolsOptions } from './create-agent-tools.js';
+export { AgentToolError } from './agent-tool-error.js';
+export type { ToolSelection } from '../core/tool-selection.js';

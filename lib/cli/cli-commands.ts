@@ -1,0 +1,134 @@
+import type { ToolInvoker } from '../core/invoker.js';
+import type { ToolDescriptor } from '../core/manifest.js';
+import { unknownToolMessage } from '../core/naming.js';
+import { toErrorEnvelope } from '../core/result.js';
+import type { ToolContext, ToolProgress } from '../core/types.js';
+import type { CliRequest } from './cli-arguments.js';
+import { CLI_EXIT_CODES } from './cli-usage.js';
+
+/**
+ * Where a command writes, and what every call carries.
+ *
+ * @example
+ * const io: CliCommandIO = { stdout: process.stdout, stderr: process.stderr, context: { tenantId: 'local' } };
+ */
+export interface CliCommandIO {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** The context of every call; `--context` is merged over it. */
+  readonly context?: ToolContext;
+  /** Cancels a running call (`REQUEST_ABORTED`). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A list, describe or call request whose arguments have been read.
+ *
+ * @example
+ * const command: CliCommand = { command: 'call', name: 'orders_get', json: true, input: { id: 'o1' } };
+ */
+export type CliCommand =
+  | Exclude<CliRequest, { command: 'help' } | { command: 'call' }>
+  | (Omit<Extract<CliRequest, { command: 'call' }>, 'args'> & { readonly input: unknown });
+
+/** JSON text; a value JSON cannot hold (a bigint, a cycle) is still printed, as text. */
+function json(value: unknown, pretty: boolean): string {
+  try {
+    return JSON.stringify(value, null, pretty ? 2 : undefined) ?? 'null';
+  } catch {
+    return JSON.stringify(String(value));
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0];
+}
+
+function listText(tools: readonly ToolDescriptor[]): string {
+  const width = Math.max(...tools.map(({ name }) => name.length));
+  return tools
+    .map(({ name, description }) => `${name.padEnd(width)}  ${firstLine(description)}\n`)
+    .join('');
+}
+
+function describeText(tool: ToolDescriptor): string {
+  const { identity, annotations } = tool;
+  const hints = Object.entries(annotations)
+    .filter(([key, value]) => key !== 'title' && value === true)
+    .map(([key]) => key);
+  return [
+    `${tool.name}: ${tool.description}`,
+    `service: ${identity.serviceName}  action: ${identity.action}  method: ${identity.method}`,
+    ...(hints.length > 0 ? [`annotations: ${hints.join(', ')}`] : []),
+    'input schema:',
+    json(tool.inputSchema, true),
+    ...(tool.outputSchema ? ['output schema:', json(tool.outputSchema, true)] : []),
+    '',
+  ].join('\n');
+}
+
+function progressLine({ progress, total, message }: ToolProgress): string {
+  const amount =
+    progress === undefined ? '' : total === undefined ? `${progress}` : `${progress}/${total}`;
+  return `progress${amount && ` ${amount}`}${message ? ` ${message}` : ''}\n`;
+}
+
+/**
+ * Runs a parsed command against the tools exposed on `CLI` and returns its exit code. `list` and
+ * `describe` show only the tools the caller may see (guards' `canList`); `call` runs through the
+ * canonical runner (`transport: 'CLI'`, `source: 'cli'`), prints the data (or the failure's JSON
+ * envelope, exit 1) on stdout, and the handler's logs and progress on stderr. An unknown tool is
+ * exit 2 with the closest names on stderr.
+ *
+ * @example
+ * const code = await runCliCommand(invoker, { command: 'list', json: true }, process);
+ */
+export async function runCliCommand(
+  invoker: ToolInvoker,
+  command: CliCommand,
+  io: CliCommandIO,
+): Promise<number> {
+  const { stdout, stderr } = io;
+  const context = command.context ? { ...io.context, ...command.context } : io.context;
+  const unknown = (name: string) => {
+    stderr.write(`${unknownToolMessage(name, invoker.names('CLI'))}\n`);
+    return CLI_EXIT_CODES.USAGE;
+  };
+
+  if (command.command === 'list') {
+    const tools = await invoker.visible('CLI', { context });
+    if (command.json) stdout.write(`${json(tools, false)}\n`);
+    else if (tools.length === 0) {
+      stderr.write("No tools are exposed on the command line: add 'CLI' to a tool's transports.\n");
+    } else stdout.write(listText(tools));
+    return CLI_EXIT_CODES.OK;
+  }
+
+  if (command.command === 'describe') {
+    const tools = await invoker.visible('CLI', { context });
+    const tool = tools.find(({ name }) => name === command.name);
+    if (!tool) return unknown(command.name);
+    stdout.write(command.json ? `${json(tool, false)}\n` : describeText(tool));
+    return CLI_EXIT_CODES.OK;
+  }
+
+  if (!invoker.find(command.name, 'CLI')) return unknown(command.name);
+  const result = await invoker.invoke(command.name, command.input, {
+    transport: 'CLI',
+    source: 'cli',
+    context,
+    signal: io.signal,
+    onLog: (level, message, data) =>
+      stderr.write(`[${level}] ${message}${data === undefined ? '' : ` ${json(data, false)}`}\n`),
+    onProgress: (progress) => stderr.write(progressLine(progress)),
+  });
+  if (!result.ok) {
+    stdout.write(`${json(toErrorEnvelope(result.error), !command.json)}\n`);
+    return CLI_EXIT_CODES.TOOL_FAILED;
+  }
+  const { data } = result;
+  if (command.json) stdout.write(`${json(data, false)}\n`);
+  else if (typeof data === 'string') stdout.write(data.endsWith('\n') ? data : `${data}\n`);
+  else if (data !== undefined) stdout.write(`${json(data, true)}\n`);
+  return CLI_EXIT_CODES.OK;
+}

@@ -1,0 +1,45 @@
+/**
+ * The exit codes of {@link runToolsCli}: `0` success, `1` the tool failed (its envelope is on
+ * stdout) or the application could not start, `2` a usage error or an unknown tool (the message
+ * is on stderr).
+ *
+ * @example
+ * process.exitCode = await runToolsCli(AppModule); // CLI_EXIT_CODES.TOOL_FAILED when the call failed
+ */
+export const CLI_EXIT_CODES = Object.freeze({ OK: 0, TOOL_FAILED: 1, USAGE: 2 } as const);
+
+/**
+ * A command line that cannot be run as written; its message says what to change.
+ *
+ * @example
+ * throw new CliUsageError('describe needs a tool name: describe <name>.');
+ */
+export class CliUsageError extends Error {
+  override readonly name = 'CliUsageError';
+}
+
+/**
+ * The `--help` text of the command line named `program`.
+ *
+ * @example
+ * process.stdout.write(cliUsage('tools'));
+ */
+export function cliUsage(program: string): string {
+  return `Usage: ${program} <command> [options]
+
+Commands:
+  list                 List the tools available on the command line
+  describe <name>      Show a tool's description and JSON Schemas
+  call <name>          Run a tool
+
+Options:
+  --args <json>        The tool's arguments, a JSON object (call)
+  --args-file <path>   Read the arguments from a file, '-' for stdin (call)
+  --context <json>     The call's context, a JSON object
+  --json               Machine-readable output
+  -h, --help           Show this help
+
+Without --args or --args-file, call reads its arguments from stdin when stdin is not a terminal.
+Exit codes: 0 success, 1 the tool failed (its error envelope on stdout), 2 usage error or unknown tool.
+`;
+}

@@ -1,0 +1,122 @@
+import type { LoggerService, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { ToolContext } from '../core/types.js';
+import { StderrLogger } from '../nest/stderr.logger.js';
+import { ToolInvoker } from '../nest/tool-invoker.service.js';
+import { parseCliArguments, type CliRequest } from './cli-arguments.js';
+import { runCliCommand, type CliCommand, type CliCommandIO } from './cli-commands.js';
+import { readCallArguments, type CliStdin } from './cli-input.js';
+import { CLI_EXIT_CODES, CliUsageError, cliUsage } from './cli-usage.js';
+
+/**
+ * The application module `runToolsCli` boots, as `NestFactory` takes it.
+ *
+ * @example
+ * const module: ToolsCliModule = AppModule;
+ */
+export type ToolsCliModule = Parameters<typeof NestFactory.createApplicationContext>[0];
+
+/**
+ * Options of {@link runToolsCli}.
+ *
+ * @example
+ * const controller = new AbortController();
+ * process.once('SIGINT', () => controller.abort());
+ * await runToolsCli(AppModule, process.argv.slice(2), { name: 'tools', signal: controller.signal });
+ */
+export interface ToolsCliOptions {
+  /** The program name shown in `--help`. @default 'tools' */
+  name?: string;
+  /** The context of every call (there is no HTTP request to resolve one from); `--context` is merged over it. */
+  context?: ToolContext;
+  /**
+   * Nest's logger. Everything it prints goes to stderr, so stdout carries only the output.
+   * @default new StderrLogger({ logLevels: ['fatal', 'error', 'warn'] })
+   */
+  logger?: LoggerService | LogLevel[] | false;
+  /** Cancels a running call, e.g. on SIGINT. */
+  signal?: AbortSignal;
+  /** @default process.stdin */
+  stdin?: CliStdin;
+  /** @default process.stdout */
+  stdout?: CliCommandIO['stdout'];
+  /** @default process.stderr */
+  stderr?: CliCommandIO['stderr'];
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The command line of an application's tools: `list`, `describe <name>` and
+ * `call <name> [--args '<json>' | --args-file <path> | args on stdin] [--context '<json>']`,
+ * with `--json` for machine-readable output and `--help`. Only tools exposed on `CLI` exist
+ * there; calls run through the canonical runner with `transport: 'CLI'` and `source: 'cli'`.
+ *
+ * It checks the command line first, then boots a Nest application context (no HTTP server;
+ * Nest logs to stderr), runs the command, closes the application and resolves to the exit code
+ * — `0` success, `1` the tool failed (its JSON envelope on stdout), `2` usage error or unknown
+ * tool (the message, with the closest names, on stderr). It never calls `process.exit`: the
+ * caller's bin sets `process.exitCode`.
+ *
+ * @example
+ * // bin/tools.ts
+ * import { runToolsCli } from 'toolwright';
+ * import { AppModule } from '../src/app.module.js';
+ *
+ * process.exitCode = await runToolsCli(AppModule, process.argv.slice(2), {
+ *   name: 'tools',
+ *   context: { tenantId: process.env.TENANT_ID },
+ * });
+ * // $ tools call billing_get_invoice --args '{"id":"inv_1"}' --json
+ */
+export async function runToolsCli(
+  module: ToolsCliModule,
+  argv: readonly string[] = process.argv.slice(2),
+  options: ToolsCliOptions = {},
+): Promise<number> {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const program = options.name ?? 'tools';
+
+  let request: CliRequest;
+  let command: CliCommand;
+  try {
+    request = parseCliArguments(argv);
+    if (request.command === 'help') {
+      stdout.write(cliUsage(program));
+      return CLI_EXIT_CODES.OK;
+    }
+    if (request.command === 'call') {
+      const { args, ...call } = request;
+      command = { ...call, input: await readCallArguments(args, options.stdin ?? process.stdin) };
+    } else command = request;
+  } catch (error) {
+    if (!(error instanceof CliUsageError)) throw error;
+    stderr.write(`${error.message}\nRun "${program} --help" for usage.\n`);
+    return CLI_EXIT_CODES.USAGE;
+  }
+
+  let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>;
+  try {
+    app = await NestFactory.createApplicationContext(module, {
+      logger: options.logger ?? new StderrLogger({ logLevels: ['fatal', 'error', 'warn'] }),
+      abortOnError: false, // Nest would otherwise call process.exit on a bootstrap failure
+    });
+  } catch (error) {
+    stderr.write(`The application failed to start: ${message(error)}\n`);
+    return CLI_EXIT_CODES.TOOL_FAILED;
+  }
+  try {
+    const invoker = app.get(ToolInvoker, { strict: false });
+    return await runCliCommand(invoker, command, {
+      stdout,
+      stderr,
+      context: options.context,
+      signal: options.signal,
+    });
+  } finally {
+    await app.close();
+  }
+}
