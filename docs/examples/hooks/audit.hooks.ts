@@ -1,0 +1,45 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  ToolError,
+  type AfterToolCallOptions,
+  type BeforeToolCallOptions,
+  type ToolErrorHookOptions,
+  type ToolHooks,
+} from 'toolwright';
+
+/** Hooks as an injectable class: resolved from the container, so it can inject anything. */
+@Injectable()
+export class AuditHooks implements ToolHooks {
+  private readonly logger = new Logger('ToolAudit');
+  readOnly = process.env.READ_ONLY === 'true';
+
+  /** May refuse a call by throwing, or return a plain object to replace the arguments. */
+  beforeToolCall({ name, args, call }: BeforeToolCallOptions) {
+    if (this.readOnly && !name.includes('_list_') && !name.includes('_get_')) {
+      throw new ToolError('SERVICE_UNAVAILABLE', { message: 'Read-only maintenance window.' });
+    }
+    this.logger.debug(`${call.id} ${name} from ${call.source}`);
+    const input = args as Record<string, unknown>;
+    return typeof input.query === 'string' ? { ...input, query: input.query.trim() } : undefined;
+  }
+
+  /** Exactly once per call that found its tool, whatever happened. */
+  afterToolCall({ name, call, result, durationMs }: AfterToolCallOptions) {
+    const outcome = result.ok ? 'ok' : result.error.code;
+    this.logger.log(
+      `${name} ${call.transport}/${call.source} ${outcome} ${durationMs.toFixed(1)}ms`,
+    );
+  }
+
+  /** The value a guard or the handler threw, with its stack: the caller never sees it. */
+  onToolError({ name, error }: ToolErrorHookOptions) {
+    this.logger.error(`${name} failed`, error instanceof Error ? error.stack : String(error));
+  }
+}
+
+/** Hooks as a plain object. */
+export const slowCallWarnings: ToolHooks = {
+  afterToolCall: ({ name, durationMs }) => {
+    if (durationMs > 1000) console.warn(`${name} took ${Math.round(durationMs)} ms`);
+  },
+};

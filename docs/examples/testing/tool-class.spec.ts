@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import { createToolInvoker, type ToolCall } from 'toolwright';
+import { CatalogService, CatalogTools } from '../tools/catalog.tools.js';
+
+// A @ToolFactory class with constructor dependencies, still without Nest: build the instance
+// yourself and tell the invoker how to call its methods.
+describe('CatalogTools', () => {
+  const catalog = new CatalogTools(new CatalogService());
+  const methods = catalog as unknown as Record<string, (call: ToolCall) => unknown>;
+  const invoker = createToolInvoker([CatalogTools], {
+    // Return `guards` too if the class uses @UseToolGuards: a custom binder supplies them.
+    bind: (tool) => ({ handler: (call) => methods[tool.methodName](call) }),
+  });
+
+  it('searches through the runner: input parsed, output checked', async () => {
+    expect(await invoker.invoke('catalog_search', { query: 'anv' }, { transport: 'MCP' })).toEqual({
+      ok: true,
+      data: { products: [{ id: 'p1', title: 'Anvil', stock: 3 }] },
+    });
+  });
+
+  it('keeps an AGENT-only tool off MCP', async () => {
+    expect(invoker.names('MCP')).not.toContain('catalog_restock');
+    await expect(
+      invoker.invoke('catalog_restock', { id: 'p2', stock: 1 }, { transport: 'MCP' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
