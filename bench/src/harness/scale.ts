@@ -108,19 +108,21 @@ function report(): void {
       `connections; ratios are to the ${int(base)}-tool case`,
   );
 
-  const bootRows = SIZES.map((size) => {
+  const setups = SIZES.map((size) => median(boots.get(size)!.setupMs));
+  const bootRows = SIZES.map((size, index) => {
     const b = boots.get(size)!;
     const boot = median(b.bootMs);
-    const setup = median(b.setupMs);
     const baseBoot = median(boots.get(base)!.bootMs);
-    const baseSetup = median(boots.get(base)!.setupMs);
-    const perTool = size === base ? '—' : `${fixed((setup - baseSetup) / (size - base), 3)} ms`;
+    const perTool =
+      index === 0
+        ? '—'
+        : `${fixed((setups[index] - setups[index - 1]) / (size - SIZES[index - 1]), 3)} ms`;
     return [
       int(size),
       `${int(boot)} ms`,
       ratio(boot / baseBoot),
-      `${int(setup)} ms`,
-      ratio(setup / baseSetup),
+      `${int(setups[index])} ms`,
+      ratio(setups[index] / setups[0]),
       perTool,
       String(b.bootMs.length),
     ];
@@ -130,7 +132,15 @@ function report(): void {
   );
   console.log(
     table(
-      ['tools', 'boot', '× base', 'app setup', '× base', 'setup ms per added tool', 'samples'],
+      [
+        'tools',
+        'boot',
+        '× base',
+        'app setup',
+        '× base',
+        'setup per tool added since the last size',
+        'samples',
+      ],
       bootRows,
     ),
   );
@@ -180,7 +190,6 @@ function report(): void {
     );
   }
   if (SIZES.length >= 3) {
-    const setups = SIZES.map((size) => median(boots.get(size)!.setupMs));
     const slopes = setups
       .slice(1)
       .map((setup, i) => (setup - setups[i]) / (SIZES[i + 1] - SIZES[i]));
