@@ -73,6 +73,11 @@ export interface InvokeOptions {
   onProgress?: (progress: ToolProgress) => unknown;
   /** Receives the handler's `log` messages. */
   onLog?: (level: ToolLogLevel, message: string, data?: unknown) => unknown;
+  /**
+   * Runs the tool's presenter for this surface on a success, inside the call: read it with
+   * `presentationOf(result)`; a presenter that throws makes the call an `INTERNAL_SERVER_ERROR`.
+   */
+  present?: 'mcp' | 'agent';
 }
 
 /**
@@ -241,6 +246,7 @@ export function createToolInvoker(
         signal: invokeOptions.signal,
         onProgress: invokeOptions.onProgress,
         onLog: invokeOptions.onLog,
+        present: invokeOptions.present,
       };
       return Promise.resolve(runTool(tool, request, settings) as ToolResult<T>);
     } catch (error) {

@@ -5,8 +5,8 @@ import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
 import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
 import type { ComposedHooks, ToolCallEvent, ToolGuard, ToolLogger } from './hooks.js';
 import type { ToolDescriptor } from './manifest.js';
-import { toFailure, type ToolResult } from './result.js';
-import type { ToolCall, ToolSpec } from './runtime-tool.js';
+import { attachPresentation, toFailure, type ToolResult } from './result.js';
+import type { ToolCall, ToolPresenters, ToolSpec } from './runtime-tool.js';
 import { shuttingDown, type Shutdown } from './shutdown.js';
 import { drive, isThenable } from './steps.js';
 import type {
@@ -49,6 +49,8 @@ export interface CallRequest {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: ToolProgress) => unknown;
   readonly onLog?: (level: ToolLogLevel, message: string, data?: unknown) => unknown;
+  /** Which of the tool's presenters to run on a success, inside the call (its throw is a failure). */
+  readonly present?: keyof ToolPresenters;
 }
 
 /** A failure the pipeline defines itself (validation, refusal, timeout): not reported to `onToolError`. */
@@ -291,6 +293,7 @@ function nextId(): string {
 class Run {
   context: ToolContext;
   callerSignal: AbortSignal | undefined;
+  presentation: unknown;
 
   constructor(
     readonly tool: CompiledTool,
@@ -314,7 +317,9 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
   let outcome: Outcome;
   try {
-    outcome = { result: { ok: true, data: yield* attempt(run) } };
+    const result: ToolResult = { ok: true, data: yield* attempt(run) };
+    if (run.presentation !== undefined) attachPresentation(result, run.presentation);
+    outcome = { result };
   } catch (error) {
     outcome = failure(error, run.settings.mapError);
   }
@@ -394,10 +399,16 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     run.callerSignal,
   );
 
-  if (!spec.output) return data;
-  const output = (yield parse(spec.output, data)) as z.ZodSafeParseResult<unknown>;
-  if (!output.success) throw new OutputMismatch(output.error);
-  return output.data;
+  let output = data;
+  if (spec.output) {
+    const parsed = (yield parse(spec.output, data)) as z.ZodSafeParseResult<unknown>;
+    if (!parsed.success) throw new OutputMismatch(parsed.error);
+    output = parsed.data;
+  }
+  // A presenter runs inside the call, so a presenter that throws is a failure hooks see.
+  const presenter = request.present && spec.present?.[request.present];
+  if (presenter) run.presentation = presenter(output);
+  return output;
 }
 
 /** The outcome of a value thrown out of the pipeline. */

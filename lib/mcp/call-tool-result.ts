@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { toErrorEnvelope, type ToolResult } from '../core/result.js';
-import type { ToolSpec } from '../core/runtime-tool.js';
+import { presentationOf, toErrorEnvelope, type ToolResult } from '../core/result.js';
+import type { McpPresentation, ToolSpec } from '../core/runtime-tool.js';
 
 /** JSON text of a value; a cycle or a bigint never turns a success into a failure. */
 export function jsonText(value: unknown): string {
@@ -21,7 +21,7 @@ export function jsonText(value: unknown): string {
 
 /**
  * The one mapping of a `ToolResult` to an MCP `CallToolResult`. A success carries the JSON text
- * (or the tool's `present.mcp` content) and, when the tool has an output schema,
+ * (or the content its `present.mcp` made, inside the call: `invoke(..., { present: 'mcp' })`) and, when the tool has an output schema,
  * `structuredContent`; a failure is `isError` with the JSON envelope
  * `{ error, message, retryable, details?, hint? }`.
  *
@@ -36,7 +36,7 @@ export function toCallToolResult(result: ToolResult, spec: ToolSpec): CallToolRe
     };
   }
   const { data } = result;
-  const presented = spec.present?.mcp?.(data);
+  const presented = presentationOf(result) as McpPresentation | undefined;
   const content: CallToolResult['content'] = presented
     ? (presented.content as CallToolResult['content'])
     : data === undefined

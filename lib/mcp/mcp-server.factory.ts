@@ -13,7 +13,7 @@ import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
-import { toFailure, type ToolResult } from '../core/result.js';
+import type { ToolResult } from '../core/result.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { toCallToolResult } from './call-tool-result.js';
 import type { InFlightCalls } from './in-flight-calls.js';
@@ -104,10 +104,22 @@ export class McpToolSurface {
     };
   }
 
-  /** The `tools/list` entries for an era, filtered by the guards' `canList` when any has one. */
+  /**
+   * The `tools/list` entries for an era, filtered by the guards' `canList` when any has one.
+   * A context resolver or `canList` that throws answers the JSON-RPC `-32603` error: a
+   * `ToolError`'s public message, otherwise only "Internal error" (the text stays in the log).
+   */
   async list(era: Era): Promise<readonly Tool[]> {
-    const { invoker, context } = this.settings;
-    const visible = await invoker.visible('MCP', { context });
+    const { invoker, context, logger } = this.settings;
+    let visible: readonly ToolDescriptor[];
+    try {
+      visible = await invoker.visible('MCP', { context });
+    } catch (error) {
+      if (ToolError.is(error))
+        throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+      logger.error('[toolwright] MCP tools/list failed:', error);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    }
     return visible === invoker.manifest('MCP')
       ? this.fullList[era]
       : visible.map((descriptor) => this.prepared[era].get(descriptor)!);
@@ -123,7 +135,7 @@ export class McpToolSurface {
     args: unknown,
     channel: McpCallChannel,
   ): Promise<{ result: CallToolResult; outputSchema?: Readonly<Record<string, unknown>> }> {
-    const { invoker, logger, context, cancellation } = this.settings;
+    const { invoker, context, cancellation } = this.settings;
     const tool = invoker.find(name, 'MCP');
     if (!tool) {
       throw new ProtocolError(
@@ -144,6 +156,7 @@ export class McpToolSurface {
         source: 'mcp',
         context,
         signal: tracked ? AbortSignal.any([channel.signal, tracked.signal]) : channel.signal,
+        present: 'mcp',
         onProgress: notify && progressSink(notify, channel.progressToken),
         onLog:
           notify &&
@@ -156,22 +169,10 @@ export class McpToolSurface {
     } finally {
       tracked?.done();
     }
-    let result: CallToolResult;
-    try {
-      result = toCallToolResult(outcome, tool.spec);
-    } catch (error) {
-      logger.error(`[toolwright] MCP presenter failed for "${name}":`, error);
-      result = toCallToolResult(
-        {
-          ok: false,
-          error: toFailure(
-            new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' }),
-          ),
-        },
-        tool.spec,
-      );
-    }
-    return { result, outputSchema: tool.descriptor.outputSchema };
+    return {
+      result: toCallToolResult(outcome, tool.spec),
+      outputSchema: tool.descriptor.outputSchema,
+    };
   }
 
   /**
