@@ -3,6 +3,7 @@
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { resolve } from 'node:path';
 import { AppModule } from './app/app.module.js';
 import { SEEDED_USERS } from './database/seed.js';
@@ -10,12 +11,16 @@ import { SEEDED_USERS } from './database/seed.js';
 const port = Number(process.env.PORT ?? 3000);
 const databaseFile = resolve(process.env.HELPDESK_DB ?? 'sample/data/helpdesk.db');
 
-const app = await NestFactory.create(AppModule.forRoot({ databaseFile, logCalls: true }));
+const app = await NestFactory.create<NestExpressApplication>(
+  AppModule.forRoot({ databaseFile, logCalls: true }),
+);
+// Nest's JSON parser reads request bodies before the MCP endpoint: allow what it allows (4 MiB).
+app.useBodyParser('json', { limit: '4mb' });
 app.enableShutdownHooks();
 await app.listen(port, '127.0.0.1');
 
 const [alice, , gina] = SEEDED_USERS;
-const base = `http://localhost:${port}`;
+const base = `http://127.0.0.1:${port}`;
 console.log(`
 Help desk sample is running.
 

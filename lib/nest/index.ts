@@ -8,3 +8,4 @@ export { ToolsModule } from './tools.module.js';
 export { TOOLS_MODULE_OPTIONS } from './tools.constants.js';
 export { ToolsConfigurationError } from './tools.messages.js';
 export { StderrLogger } from './stderr.logger.js';
+export { ToolErrorFilter } from './tool-error.filter.js';

@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Subject, type Observable } from 'rxjs';
 import type { ToolCallEvent } from '../core/hooks.js';
 
@@ -12,7 +12,7 @@ import type { ToolCallEvent } from '../core/hooks.js';
  * }
  */
 @Injectable()
-export class ToolEvents implements OnModuleDestroy {
+export class ToolEvents implements OnApplicationShutdown {
   private readonly subject = new Subject<ToolCallEvent>();
 
   /** One event per finished call: name, identity, transport, source, ok, errorCode, duration, ids. */
@@ -23,7 +23,8 @@ export class ToolEvents implements OnModuleDestroy {
     this.subject.next(event);
   }
 
-  onModuleDestroy(): void {
+  /** Completes the stream last, so calls that finish while the application drains still emit. */
+  onApplicationShutdown(): void {
     this.subject.complete();
   }
 }

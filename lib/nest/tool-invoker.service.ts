@@ -3,6 +3,7 @@ import {
   Injectable,
   Logger,
   type BeforeApplicationShutdown,
+  type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
 import type { ErrorMapper } from '../core/errors.js';
@@ -43,7 +44,9 @@ import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
  * }
  */
 @Injectable()
-export class ToolInvoker implements CoreToolInvoker, OnModuleInit, BeforeApplicationShutdown {
+export class ToolInvoker
+  implements CoreToolInvoker, OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('ToolsModule');
   private compiled?: CoreToolInvoker;
 
@@ -68,12 +71,16 @@ export class ToolInvoker implements CoreToolInvoker, OnModuleInit, BeforeApplica
 
   /** Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects with `NOT_FOUND`. */
   invoke<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<T>> {
-    return this.ready.invoke<T>(name, args, options);
+    return this.compiled
+      ? this.compiled.invoke<T>(name, args, options)
+      : Promise.reject(new Error(MESSAGES.notReady()));
   }
 
   /** Like `invoke`, but resolves to the data or rejects with the call's `ToolError`. */
   invokeOrThrow<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<T> {
-    return this.ready.invokeOrThrow<T>(name, args, options);
+    return this.compiled
+      ? this.compiled.invokeOrThrow<T>(name, args, options)
+      : Promise.reject(new Error(MESSAGES.notReady()));
   }
 
   /** The names exposed on a transport: sorted, frozen, the same array on every call. */
@@ -95,11 +102,16 @@ export class ToolInvoker implements CoreToolInvoker, OnModuleInit, BeforeApplica
   }
 
   /**
-   * Shuts down gracefully; `ToolsModule` calls it before the application shuts down, with
-   * `shutdownGraceMs`. New calls answer `SERVICE_UNAVAILABLE`; running ones may finish.
+   * Shuts down gracefully, with `shutdownGraceMs`: new calls answer `SERVICE_UNAVAILABLE`, running
+   * ones may finish. It starts with the first shutdown hook (`onModuleDestroy`), before other
+   * providers tear down what running calls may still use; later calls join the same drain.
    */
   close(options?: { graceMs?: number }): Promise<void> {
     return this.compiled?.close(options) ?? Promise.resolve();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.close({ graceMs: this.options.shutdownGraceMs });
   }
 
   beforeApplicationShutdown(): Promise<void> {

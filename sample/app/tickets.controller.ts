@@ -9,10 +9,9 @@ import {
   UseFilters,
   UseGuards,
 } from '@nestjs/common';
-import { ToolInvoker } from 'toolwright';
+import { ToolErrorFilter, ToolInvoker } from 'toolwright';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { Article, Ticket, TicketWithComments } from '../helpdesk/helpdesk.schemas.js';
-import { ToolErrorFilter } from './tool-error.filter.js';
 
 const REST = { transport: 'AGENT', source: 'rest' } as const;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -11,7 +11,7 @@ export const DATABASE_FILE = Symbol('DATABASE_FILE');
  * The help desk's embedded SQLite database: created and seeded on first start, kept in one file.
  */
 @Injectable()
-export class DatabaseService implements OnModuleDestroy {
+export class DatabaseService implements OnApplicationShutdown {
   private readonly logger = new Logger(DatabaseService.name);
   readonly db: Database.Database;
 
@@ -23,7 +23,8 @@ export class DatabaseService implements OnModuleDestroy {
     if (seed(this.db)) this.logger.log(`Created and seeded ${file}`);
   }
 
-  onModuleDestroy(): void {
+  /** Closed last: tool calls still draining on shutdown may use it until then. */
+  onApplicationShutdown(): void {
     this.db.close();
   }
 }
