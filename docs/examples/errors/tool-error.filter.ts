@@ -1,15 +1,21 @@
-import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { toErrorEnvelope, toFailure, ToolError } from 'toolwright';
+import { Controller, Get, Inject, Param, UseFilters } from '@nestjs/common';
+import { ToolErrorFilter, ToolInvoker } from 'toolwright';
 
 /**
- * For REST routes that use `invokeOrThrow`: a ToolError is not an HttpException, so without a
- * filter Nest answers it with a 500. This answers with the error's status and public envelope.
+ * A REST route that runs a tool with `invokeOrThrow`. ToolErrorFilter answers a failed call
+ * with the error's status and public envelope instead of Nest's 500.
  */
-@Catch(ToolError)
-export class ToolErrorFilter implements ExceptionFilter {
-  catch(error: ToolError, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse();
-    // Express and Fastify responses both have status().send().
-    response.status(error.status).send(toErrorEnvelope(toFailure(error)));
+@Controller('seats')
+@UseFilters(ToolErrorFilter)
+export class SeatsController {
+  constructor(@Inject(ToolInvoker) private readonly tools: ToolInvoker) {}
+
+  @Get(':id')
+  get(@Param('id') id: string) {
+    return this.tools.invokeOrThrow(
+      'seats_get_seat',
+      { id },
+      { transport: 'AGENT', source: 'rest' },
+    );
   }
 }
