@@ -154,10 +154,10 @@ function report(targets: readonly ServerSpec[]): void {
       const base = hasBaseline ? summarise(BASELINE, scenario, era) : undefined;
       const rows = targets.map((target) => {
         if (era === '2026' && no2026.has(target.id)) {
-          return [target.label, 'does not speak 2026-07-28: skipped', '', '', '', '', '', ''];
+          return [target.label, 'does not speak 2026-07-28: skipped', '', '', '', '', '', '', ''];
         }
         const s = summarise(target.id, scenario, era);
-        if (!s) return [target.label, '—', '', '', '', '', '', ''];
+        if (!s) return [target.label, '—', '', '', '', '', '', '', ''];
         return [
           target.label,
           `${int(s.rps)} [${int(s.rpsRange[0])}–${int(s.rpsRange[1])}]`,
@@ -167,13 +167,24 @@ function report(targets: readonly ServerSpec[]): void {
           mib(s.peakRss),
           kib(s.bodyBytes),
           base ? ratio(s.rps / base.rps) : '—',
+          base ? ratio(s.cpuUs / base.cpuUs) : '—',
         ];
       });
       const version = era === '2026' ? '2026-07-28 envelope' : `2025 stateless`;
       console.log(`\n${SCENARIO_LABEL[scenario]} — ${version} (${TOOLS} tools registered)`);
       console.log(
         table(
-          ['target', 'req/s', 'p50', 'p99', 'CPU µs/req', 'peak RSS', 'answer', '× rekog req/s'],
+          [
+            'target',
+            'req/s',
+            'p50',
+            'p99',
+            'CPU µs/req',
+            'peak RSS',
+            'answer',
+            '× rekog req/s',
+            '× rekog CPU/req',
+          ],
           rows,
         ),
       );
@@ -193,6 +204,12 @@ function report(targets: readonly ServerSpec[]): void {
   if (hasBaseline) verdicts(targets);
 }
 
+/** The CPU-per-answer ratio, steadier than req/s when other processes share the machine. */
+function cpuNote(mine: Summary | undefined, base: Summary | undefined): string {
+  if (!mine || !base) return '';
+  return `; rekog spends ${ratio(base.cpuUs / mine.cpuUs)} the CPU per answer`;
+}
+
 function verdicts(targets: readonly ServerSpec[]): void {
   const line = (ok: boolean | undefined, text: string) =>
     console.log(`  ${ok === undefined ? 'n/a  ' : ok ? 'PASS ' : 'BELOW'}  ${text}`);
@@ -207,7 +224,7 @@ function verdicts(targets: readonly ServerSpec[]): void {
       const r = mine && base ? mine.rps / base.rps : NaN;
       line(
         Number.isFinite(r) ? r >= 2 : undefined,
-        `tools/call ${era}: ${ratio(r)} rekog's req/s (goal ≥ 2×)`,
+        `tools/call ${era}: ${ratio(r)} rekog's req/s (goal ≥ 2×)${cpuNote(mine, base)}`,
       );
     }
     for (const era of ERAS) {
@@ -216,7 +233,7 @@ function verdicts(targets: readonly ServerSpec[]): void {
       const r = mine && base ? mine.rps / base.rps : NaN;
       line(
         Number.isFinite(r) ? r >= 10 : undefined,
-        `tools/list ${era} (${TOOLS} tools): ${ratio(r)} rekog's req/s (goal ≥ 10×)`,
+        `tools/list ${era} (${TOOLS} tools): ${ratio(r)} rekog's req/s (goal ≥ 10×)${cpuNote(mine, base)}`,
       );
     }
     const callPeak = (id: string) => {
