@@ -40,6 +40,7 @@ interface CpuProfile {
   nodes: Array<{
     id: number;
     callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    children?: number[];
   }>;
   samples: number[];
   timeDeltas: number[];
@@ -135,6 +136,38 @@ function analyse(file: string, windows: ReadonlyArray<[number, number]>): void {
         .sort((a, b) => b.us - a.us)
         .slice(0, TOP)
         .map((f) => [f.name, `${int(f.us / 1000)} ms`, pct(f.us), f.owner, f.where]),
+    ),
+  );
+  // Inclusive time of the library's own functions: each stack counted once per function.
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<string, { name: string; where: string; us: number }>();
+  for (const [id, us] of selfUs) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { functionName, url, lineNumber } = byId.get(at)!.callFrame;
+      if (ownerOf(url) !== 'toolwright (dist)') continue;
+      const key = `${functionName}|${url}|${lineNumber}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const entry = inclusive.get(key) ?? {
+        name: functionName || '(anonymous)',
+        where: shortLocation(url, lineNumber),
+        us: 0,
+      };
+      entry.us += us;
+      inclusive.set(key, entry);
+    }
+  }
+  console.log(`\ntoolwright's own functions by total time (self and everything they call)`);
+  console.log(
+    table(
+      ['function', 'total', 'share', 'location'],
+      [...inclusive.values()]
+        .sort((a, b) => b.us - a.us)
+        .slice(0, 20)
+        .map((f) => [f.name, `${int(f.us / 1000)} ms`, pct(f.us), f.where]),
     ),
   );
   console.log('\nself time by package');
