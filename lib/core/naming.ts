@@ -101,8 +101,11 @@ export function similarNames(name: string, candidates: readonly string[], limit 
   return candidates
     .map((candidate) => {
       const lower = candidate.toLowerCase();
-      const distance = editDistance(wanted, lower);
       const related = wanted.length >= 3 && (lower.includes(wanted) || wanted.includes(lower));
+      // The length difference bounds the distance from below: a name far longer than any tool
+      // name (a caller may send megabytes) is never compared letter by letter.
+      const bound = Math.abs(wanted.length - lower.length);
+      const distance = bound > threshold ? bound : editDistance(wanted, lower);
       return { candidate, score: related ? Math.min(distance, threshold) : distance };
     })
     .filter(({ score }) => score <= threshold)

@@ -21,6 +21,7 @@ export class Shutdown {
   closing = false;
   private readonly active = new Set<AbortableCall>();
   private idle?: () => void;
+  private closed?: Promise<void>;
 
   /** Tracks a call until its result settles; a synchronous result was never in flight. */
   track<T>(call: AbortableCall, result: T | Promise<T>): T | Promise<T> {
@@ -42,8 +43,15 @@ export class Shutdown {
     );
   }
 
-  /** Refuses new calls, waits up to `graceMs` for running ones, then aborts what is left. */
-  async close(graceMs: number): Promise<void> {
+  /**
+   * Refuses new calls, waits up to `graceMs` for running ones, then aborts what is left. Closing
+   * again (the MCP endpoint waits for the same drain) joins the first close.
+   */
+  close(graceMs: number): Promise<void> {
+    return (this.closed ??= this.drain(graceMs));
+  }
+
+  private async drain(graceMs: number): Promise<void> {
     this.closing = true;
     if (this.active.size > 0) {
       let timer: NodeJS.Timeout | undefined;

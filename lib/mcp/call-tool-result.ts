@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { presentationOf, toErrorEnvelope, type ToolResult } from '../core/result.js';
+import { ToolError } from '../core/errors.js';
+import { presentationOf, toErrorEnvelope, toFailure, type ToolResult } from '../core/result.js';
 import type { McpPresentation, ToolSpec } from '../core/runtime-tool.js';
 
 /** JSON text of a value; a cycle or a bigint never turns a success into a failure. */
@@ -46,5 +47,16 @@ export function toCallToolResult(result: ToolResult, spec: ToolSpec): CallToolRe
     ...(presented?._meta !== undefined && { _meta: presented._meta }),
     content,
     ...(spec.output !== undefined && { structuredContent: data as Record<string, unknown> }),
+  };
+}
+
+/** The `isError` result of a call whose outcome could not be presented or written. */
+export function internalErrorResult(): CallToolResult {
+  const error = toFailure(
+    new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' }),
+  );
+  return {
+    content: [{ type: 'text', text: JSON.stringify(toErrorEnvelope(error)) }],
+    isError: true,
   };
 }

@@ -2,10 +2,12 @@ import type { ServerResponse } from 'node:http';
 import {
   classifyInboundRequest,
   LOG_LEVEL_META_KEY,
+  ProtocolError,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { internalErrorResult } from './call-tool-result.js';
 import type { HttpRequestLike } from './mcp-http.js';
 import type { McpCallChannel, McpToolSurface } from './mcp-server.factory.js';
 
@@ -106,7 +108,7 @@ export async function answerDirectly(
   const { era, id } = direct;
   const serverInfo = surface.settings.options.serverInfo;
   const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-  const send = (result: Record<string, unknown>) => {
+  const send = (result: Record<string, unknown>): void => {
     const message = {
       result:
         era === 'modern'
@@ -120,21 +122,59 @@ export async function answerDirectly(
       jsonrpc: '2.0',
       id,
     };
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      // A result too deep for JSON.stringify (a tool echoing a deeply nested argument) is a
+      // tool failure, as when its content text could not be written.
+      if (result.isError === true) throw error;
+      surface.settings.logger.error(
+        `[toolwright] MCP result of "${String(direct.params.name)}" cannot be written:`,
+        error,
+      );
+      return send(internalErrorResult() as Record<string, unknown>);
+    }
     if (era === 'modern') {
-      const body = JSON.stringify(message);
       target.writeHead(200, {
         'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
+        'content-length': Buffer.byteLength(text),
       });
-      target.end(body);
+      target.end(text);
     } else {
       if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
-      target.end(frame(message));
+      target.end(`event: message\ndata: ${text}\n\n`);
+    }
+  };
+
+  // A refusal the SDK would send as a JSON-RPC error, framed as it frames one.
+  const fail = (error: ProtocolError): void => {
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      error: { code: error.code, message: error.message },
+    });
+    if (era === 'modern') {
+      target.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      target.end(text);
+    } else {
+      if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
+      target.end(`event: message\ndata: ${text}\n\n`);
     }
   };
 
   if (direct.method === 'tools/list') {
-    send({ tools: (await surface.list(era)) as Tool[] });
+    let tools: readonly Tool[];
+    try {
+      tools = await surface.list(era);
+    } catch (error) {
+      if (error instanceof ProtocolError) return fail(error);
+      throw error;
+    }
+    send({ tools: tools as Tool[] });
     return;
   }
   const channel: McpCallChannel = {

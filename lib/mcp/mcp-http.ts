@@ -49,6 +49,53 @@ function isJsonText(body: unknown): boolean {
 }
 
 /**
+ * The URL of a request. A Host header that cannot be part of a URL (`a b`, `[`, `x:99999`,
+ * `user@host`) must not make building the request throw: the URL then uses `localhost`, and the
+ * Host check, which reads the header itself, decides about the request.
+ */
+function requestUrl(host: string | null, path: string): string {
+  for (const candidate of [`http://${host ?? 'localhost'}${path}`, `http://localhost${path}`]) {
+    try {
+      // A web Request refuses a URL with credentials (a Host header such as `user@localhost`).
+      const url = new URL(candidate);
+      if (url.username === '' && url.password === '') return candidate;
+    } catch {
+      // Not a URL: try the next candidate.
+    }
+  }
+  return 'http://localhost/';
+}
+
+/**
+ * The size in UTF-8 bytes of a parsed JSON value written back as compact JSON, or `Infinity` as
+ * soon as it exceeds `limit`. Iterative: a body nested 10,000 levels deep (which the parsers
+ * accept) would overflow the stack of `JSON.stringify`.
+ */
+export function jsonByteLength(value: unknown, limit: number): number {
+  let size = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (Array.isArray(item)) {
+      // Brackets and commas; an array hole or undefined is written as null.
+      size += 2 + Math.max(0, item.length - 1);
+      for (const element of item) pending.push(element === undefined ? null : element);
+    } else if (typeof item === 'object' && item !== null) {
+      const entries = Object.entries(item).filter(([, v]) => v !== undefined);
+      size += 2 + Math.max(0, entries.length - 1);
+      for (const [key, child] of entries) {
+        size += Buffer.byteLength(JSON.stringify(key)) + 1;
+        pending.push(child);
+      }
+    } else {
+      size += Buffer.byteLength(JSON.stringify(item) ?? 'null');
+    }
+    if (size > limit) return Infinity;
+  }
+  return size;
+}
+
+/**
  * The web `Request` for a Node request whose body a Nest body parser may already have read.
  * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body read as
  * JSON text or bytes is passed as is. The request's signal fires when the client goes away.
@@ -59,7 +106,7 @@ export function toWebRequest(
 ): { request: Request; parsedBody?: unknown } {
   const raw = request.raw ?? (request as IncomingMessage);
   const headers = webHeaders(request.headers);
-  const url = `http://${headers.get('host') ?? 'localhost'}${request.originalUrl ?? request.url ?? '/'}`;
+  const url = requestUrl(headers.get('host'), request.originalUrl ?? request.url ?? '/');
   const method = request.method ?? 'POST';
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
   const { body } = request;

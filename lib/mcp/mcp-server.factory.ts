@@ -15,7 +15,7 @@ import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
 import type { ToolResult } from '../core/result.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
-import { toCallToolResult } from './call-tool-result.js';
+import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import type { ResolvedMcpOptions } from './mcp-options.interface.js';
 
@@ -135,7 +135,7 @@ export class McpToolSurface {
     args: unknown,
     channel: McpCallChannel,
   ): Promise<{ result: CallToolResult; outputSchema?: Readonly<Record<string, unknown>> }> {
-    const { invoker, context, cancellation } = this.settings;
+    const { invoker, logger, context, cancellation } = this.settings;
     const tool = invoker.find(name, 'MCP');
     if (!tool) {
       throw new ProtocolError(
@@ -169,10 +169,15 @@ export class McpToolSurface {
     } finally {
       tracked?.done();
     }
-    return {
-      result: toCallToolResult(outcome, tool.spec),
-      outputSchema: tool.descriptor.outputSchema,
-    };
+    let result: CallToolResult;
+    try {
+      result = toCallToolResult(outcome, tool.spec);
+    } catch (error) {
+      // Data JSON.stringify cannot write (nested deeper than the stack allows) is a failure.
+      logger.error(`[toolwright] MCP result of "${name}" cannot be written:`, error);
+      result = internalErrorResult();
+    }
+    return { result, outputSchema: tool.descriptor.outputSchema };
   }
 
   /**

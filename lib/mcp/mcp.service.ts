@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import {
   Inject,
   Injectable,
@@ -16,6 +17,7 @@ import {
 import { ToolInvoker } from '../nest/tool-invoker.service.js';
 import { ToolRequestContext } from '../nest/request-context.js';
 import {
+  jsonByteLength,
   jsonRpcError,
   nodeResponse,
   toWebRequest,
@@ -28,6 +30,8 @@ import { answerDirectly, directRequest } from './mcp-direct.js';
 import { McpToolSurface } from './mcp-server.factory.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
+import { TOOLS_MODULE_OPTIONS } from '../nest/tools.constants.js';
+import type { ToolsModuleOptions } from '../nest/interfaces/tools-module-options.interface.js';
 
 /**
  * Serves MCP over HTTP for the endpoint controller: Host and Origin checks, the body bound,
@@ -39,26 +43,70 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly logger = new Logger('ToolsMcp');
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
   private readonly inFlight = new InFlightCalls();
+  /** The requests being answered, so a shutdown lets their answers be written. */
+  private readonly serving = new Set<Promise<void>>();
   private closing = false;
 
   constructor(
     @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
     @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
     @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
+    @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleOptions,
   ) {}
 
   onApplicationBootstrap(): void {
     this.prepare();
   }
 
+  /**
+   * New requests are answered 503 from now on. Closing the SDK handler aborts the requests it
+   * is serving, so the requests in flight get the grace period first: their tool calls (the
+   * invoker's own close, which ToolsModule starts too, joined rather than restarted), then the
+   * writing of their answers, within the same `shutdownGraceMs`.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
+    const deadline = Date.now() + (this.toolsOptions.shutdownGraceMs ?? 10_000);
+    await this.invoker.beforeApplicationShutdown();
+    if (this.serving.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(this.serving),
+        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
+      ]);
+      clearTimeout(timer);
+    }
     await this.prepared?.handler.close();
   }
 
   /** Answers one POST to the endpoint. */
   async handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> {
-    const target = nodeResponse(response);
+    const served = this.answer(request, nodeResponse(response));
+    this.serving.add(served);
+    try {
+      await served;
+    } finally {
+      this.serving.delete(served);
+    }
+  }
+
+  /** Answers a request, whatever happens: it never rejects. */
+  private async answer(request: HttpRequestLike, target: ServerResponse): Promise<void> {
+    try {
+      await this.serve(request, target);
+    } catch (error) {
+      // Nothing the endpoint does should throw; if it does, the client still gets a JSON-RPC
+      // error (Nest's own filter could not answer a hijacked Fastify reply) and no detail.
+      this.logger.error('[toolwright] MCP request failed:', (error as Error)?.stack ?? error);
+      if (!target.headersSent) {
+        jsonRpcError(target, 500, ProtocolErrorCode.InternalError, 'Internal error');
+      } else if (!target.writableEnded) {
+        target.destroy();
+      }
+    }
+  }
+
+  private async serve(request: HttpRequestLike, target: ServerResponse): Promise<void> {
     if (this.closing) {
       return jsonRpcError(target, 503, -32000, 'Server is shutting down; retry the request.', {
         'retry-after': '1',
@@ -77,7 +125,7 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
     if (
       parsedBody !== undefined &&
       request.headers['content-length'] === undefined &&
-      Buffer.byteLength(JSON.stringify(parsedBody) ?? '') > this.options.maxBodyBytes
+      jsonByteLength(parsedBody, this.options.maxBodyBytes) > this.options.maxBodyBytes
     ) {
       return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
     }
