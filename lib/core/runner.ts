@@ -281,8 +281,7 @@ export function runTool(
   const run = new Run(tool, request, settings, new CallState(Object.freeze(call)));
   // A nested call is cancelled with its parent.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
-  const result = runInFrame(run.state, () => drive(execute(run)));
-  return settings.shutdown ? settings.shutdown.track(run.state, result) : result;
+  return runInFrame(run.state, () => drive(execute(run)));
 }
 
 function nextId(): string {
@@ -315,6 +314,7 @@ interface Outcome {
 // that is already there (see drive()). It is split in small generators so the JIT optimises them.
 function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
+  run.settings.shutdown?.enter(run.state);
   let outcome: Outcome;
   try {
     const result: ToolResult = { ok: true, data: yield* attempt(run) };
@@ -324,6 +324,7 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
     outcome = failure(error, run.settings.mapError);
   }
   yield* finish(run, outcome, performance.now() - started);
+  run.settings.shutdown?.leave(run.state);
   return outcome.result;
 }
 

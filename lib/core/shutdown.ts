@@ -1,5 +1,4 @@
 import { ToolError } from './errors.js';
-import { isThenable } from './steps.js';
 
 /** A call that can be told to stop (its handler's signal fires). */
 export interface AbortableCall {
@@ -23,24 +22,15 @@ export class Shutdown {
   private idle?: () => void;
   private closed?: Promise<void>;
 
-  /** Tracks a call until its result settles; a synchronous result was never in flight. */
-  track<T>(call: AbortableCall, result: T | Promise<T>): T | Promise<T> {
-    if (!isThenable(result)) return result;
+  /** A call starts running. */
+  enter(call: AbortableCall): void {
     this.active.add(call);
-    const settle = () => {
-      this.active.delete(call);
-      if (this.active.size === 0) this.idle?.();
-    };
-    return result.then(
-      (value) => {
-        settle();
-        return value;
-      },
-      (error: unknown) => {
-        settle();
-        throw error;
-      },
-    );
+  }
+
+  /** A call has its result. */
+  leave(call: AbortableCall): void {
+    this.active.delete(call);
+    if (this.active.size === 0) this.idle?.();
   }
 
   /**
