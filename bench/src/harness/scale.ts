@@ -31,6 +31,7 @@ import {
   type EraRequests,
   type Scenario,
 } from './mcp.js';
+import type { ReadyLine } from '../shared/ready.js';
 import { startServer, type ServerSpec } from './server-process.js';
 
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1);
@@ -54,20 +55,34 @@ const spec = (size: number): ServerSpec => ({
 });
 
 const runs = new Map<string, CellRun[]>();
-const boots = new Map<number, { bootMs: number[]; setupMs: number[] }>();
+interface BootSamples {
+  bootMs: number[];
+  setupMs: number[];
+  defineMs: number[];
+  initMs: number[];
+}
+const boots = new Map<number, BootSamples>();
 const key = (size: number, scenario: Scenario, era: Era) => `${size}|${scenario}|${era}`;
 
-function recordBoot(size: number, bootMs: number, setupMs: number | undefined): void {
-  const entry = boots.get(size) ?? { bootMs: [], setupMs: [] };
-  entry.bootMs.push(bootMs);
-  if (setupMs !== undefined) entry.setupMs.push(setupMs);
+/** Median absolute deviation: how far samples stray from their median, ignoring outliers. */
+function mad(values: readonly number[]): number {
+  const middle = median(values);
+  return median(values.map((value) => Math.abs(value - middle)));
+}
+
+function recordBoot(size: number, ready: ReadyLine): void {
+  const entry = boots.get(size) ?? { bootMs: [], setupMs: [], defineMs: [], initMs: [] };
+  entry.bootMs.push(ready.bootMs);
+  entry.setupMs.push(ready.setupMs ?? NaN);
+  entry.defineMs.push(ready.phases?.define ?? NaN);
+  entry.initMs.push(ready.phases?.init ?? NaN);
   boots.set(size, entry);
 }
 
 async function measureSize(size: number, round: number, modern: { requests?: EraRequests }) {
   const server = await startServer(spec(size));
   try {
-    recordBoot(size, server.ready.bootMs, server.ready.setupMs);
+    recordBoot(size, server.ready);
     console.log(
       `\n[round ${round}] ${server.spec.label}: ready in ${int(server.ready.bootMs)} ms ` +
         `(app setup ${int(server.ready.setupMs ?? NaN)} ms)`,
@@ -108,27 +123,20 @@ function report(): void {
       `connections; ratios are to the ${int(base)}-tool case`,
   );
 
-  const setups = SIZES.map((size) => median(boots.get(size)!.setupMs));
-  const bootRows = SIZES.map((size, index) => {
-    const b = boots.get(size)!;
-    const boot = median(b.bootMs);
-    const baseBoot = median(boots.get(base)!.bootMs);
-    const perTool =
-      index === 0
-        ? '—'
-        : `${fixed((setups[index] - setups[index - 1]) / (size - SIZES[index - 1]), 3)} ms`;
-    return [
-      int(size),
-      `${int(boot)} ms`,
-      ratio(boot / baseBoot),
-      `${int(setups[index])} ms`,
-      ratio(setups[index] / setups[0]),
-      perTool,
-      String(b.bootMs.length),
-    ];
+  const phase = (size: number, name: keyof BootSamples) => median(boots.get(size)![name]);
+  const bootRows = SIZES.map((size) => {
+    const row = [int(size)];
+    for (const name of ['bootMs', 'setupMs', 'defineMs', 'initMs'] as const) {
+      row.push(`${int(phase(size, name))} ms`, ratio(phase(size, name) / phase(base, name)));
+    }
+    const setups = boots.get(size)!.setupMs;
+    row.push(`±${int(mad(setups))} ms`, String(setups.length));
+    return row;
   });
   console.log(
-    `\nbootstrap (median; boot = process start → listening, setup = after static imports → listening)`,
+    '\nbootstrap (medians): boot = process start → listening; setup = the server module after its ' +
+      'static imports → listening; define = defineRuntimeTool × N; init = NestFactory.create + ' +
+      'app.init (registry compiled, MCP endpoint prepared)',
   );
   console.log(
     table(
@@ -136,9 +144,13 @@ function report(): void {
         'tools',
         'boot',
         '× base',
-        'app setup',
+        'setup',
         '× base',
-        'setup per tool added since the last size',
+        'define',
+        '× base',
+        'init',
+        '× base',
+        'setup MAD',
         'samples',
       ],
       bootRows,
@@ -189,17 +201,30 @@ function report(): void {
       `tools/list ${era}: CPU per answer grew ${ratio(cost)} while the answer grew ${ratio(size)} (goal: no faster)`,
     );
   }
-  if (SIZES.length >= 3) {
-    const slopes = setups
-      .slice(1)
-      .map((setup, i) => (setup - setups[i]) / (SIZES[i + 1] - SIZES[i]));
-    const linear = slopes.every((slope) => slope <= Math.max(slopes[0], 0.01) * 1.5);
-    line(
-      linear,
-      `bootstrap grows linearly: app setup per added tool ${slopes.map((s) => `${fixed(s, 3)} ms`).join(' then ')} ` +
-        `(goal: the later steps cost no more per tool, within 1.5×)`,
-    );
-  }
+  // Linear growth: each added tool costs the same. The cost of the tools is define + init; a
+  // step whose growth is inside the samples' spread says nothing, and is reported as such.
+  const work = (size: number) => phase(size, 'defineMs') + phase(size, 'initMs');
+  const spreadOf = (size: number) =>
+    mad(boots.get(size)!.defineMs.map((d, i) => d + boots.get(size)!.initMs[i]));
+  const steps = SIZES.slice(1).map((size, i) => {
+    const from = SIZES[i];
+    const growth = work(size) - work(from);
+    return {
+      text: `${int(from)}→${int(size)}: ${fixed(growth / (size - from), 3)} ms per tool`,
+      perTool: growth / (size - from),
+      measurable: growth > spreadOf(size) + spreadOf(from),
+    };
+  });
+  const measurable = steps.filter((step) => step.measurable);
+  const lastStep = steps[steps.length - 1];
+  const firstMeasurable = measurable[0];
+  const verdict =
+    measurable.length < 2 ? undefined : lastStep.perTool <= firstMeasurable.perTool * 1.5;
+  console.log(
+    `  ${verdict === undefined ? 'n/a  ' : verdict ? 'PASS ' : 'BELOW'}  bootstrap grows linearly ` +
+      `(define + init per added tool, ${steps.map((step) => `${step.text}${step.measurable ? '' : ' (within the noise)'}`).join('; ')}; ` +
+      `goal: the last step costs no more per tool than the first measurable one, within 1.5×)`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -211,13 +236,16 @@ async function main(): Promise<void> {
   );
   const started = Date.now();
   const modern: { requests?: EraRequests } = {};
+  // Sizes in turn, the order reversed every other round (10 100 1000, 1000 100 10, …), so a
+  // drift in the machine's speed falls on every size alike.
+  const order = (round: number) => (round % 2 === 1 ? SIZES : [...SIZES].reverse());
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const size of SIZES) await measureSize(size, round, modern);
+    for (const size of order(round)) await measureSize(size, round, modern);
   }
   for (let boot = 0; boot < BOOTS; boot++) {
-    for (const size of SIZES) {
+    for (const size of order(boot + 1)) {
       const server = await startServer(spec(size));
-      recordBoot(size, server.ready.bootMs, server.ready.setupMs);
+      recordBoot(size, server.ready);
       await server.stop();
     }
   }

@@ -21,6 +21,7 @@ import { answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
 const setupStart = performance.now();
 
 const { ToolsModule, defineRuntimeTool } = (await import(libraryEntry())) as typeof Toolwright;
+const importMs = performance.now() - setupStart;
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 const adapter = process.env.ADAPTER ?? 'express';
@@ -30,6 +31,7 @@ if (adapter !== 'express' && adapter !== 'fastify') {
 const count = toolCountFromEnv();
 const host = process.env.HOST ?? '127.0.0.1';
 
+const defineStart = performance.now();
 const output = z.object({ text: z.string() });
 const tools = benchTools(count).map((spec) =>
   defineRuntimeTool({
@@ -60,6 +62,8 @@ Module({
   ],
 })(AppModule);
 
+const defineMs = performance.now() - defineStart;
+const initStart = performance.now();
 const logger = ['error', 'warn'] as ('error' | 'warn')[];
 let app: INestApplication;
 if (adapter === 'fastify') {
@@ -73,6 +77,13 @@ if (adapter === 'fastify') {
   express.useBodyParser('json', { limit: BODY_LIMIT });
   app = express;
 }
+// init compiles the registry and prepares the MCP endpoint (tools/list entries included).
+await app.init();
+const initMs = performance.now() - initStart;
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3400), host);
-announceReady(`toolwright-${adapter}`, app.getHttpServer().address(), count, setupStart);
+announceReady(`toolwright-${adapter}`, app.getHttpServer().address(), count, setupStart, {
+  import: importMs,
+  define: defineMs,
+  init: initMs,
+});

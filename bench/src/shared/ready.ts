@@ -12,6 +12,8 @@ export interface ReadyLine {
   readonly tools: number;
   /** Milliseconds from the server module's first statement (static imports loaded) to listening. */
   readonly setupMs?: number;
+  /** Milliseconds of named setup phases, when the server measures them. */
+  readonly phases?: Readonly<Record<string, number>>;
 }
 
 /** Prints the ready line for a server that listens on `address`. */
@@ -20,6 +22,7 @@ export function announceReady(
   address: AddressInfo | string | null,
   tools: number,
   setupStart?: number,
+  phases?: Readonly<Record<string, number>>,
 ) {
   const bootMs = process.uptime() * 1000;
   if (address === null || typeof address === 'string') {
@@ -32,6 +35,7 @@ export function announceReady(
     bootMs,
     tools,
     ...(setupStart !== undefined && { setupMs: performance.now() - setupStart }),
+    ...(phases !== undefined && { phases }),
   };
   console.log(`${READY_PREFIX}${JSON.stringify(line)}`);
   console.log(`${target} listening on http://127.0.0.1:${address.port}/mcp (${tools} tools)`);
