@@ -5,6 +5,7 @@ import {
   Logger,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import {
   createMcpHandler,
@@ -39,7 +40,9 @@ import type { ToolsModuleOptions } from '../nest/interfaces/tools-module-options
  * The handler and the `tools/list` entries are prepared once, at bootstrap.
  */
 @Injectable()
-export class McpService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class McpService
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('ToolsMcp');
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
   private readonly inFlight = new InFlightCalls();
@@ -56,6 +59,14 @@ export class McpService implements OnApplicationBootstrap, BeforeApplicationShut
 
   onApplicationBootstrap(): void {
     this.prepare();
+  }
+
+  /**
+   * Shutdown starts here (the invoker starts draining its calls in this same hook): from now
+   * on new requests are answered 503, rather than reaching an invoker that refuses their calls.
+   */
+  onModuleDestroy(): void {
+    this.closing = true;
   }
 
   /**
