@@ -67,10 +67,15 @@ export async function runCell(
     `  ${SCENARIO_LABEL[scenario].padEnd(15)} ${era}  ${int(load.rps).padStart(7)} req/s  ` +
       `p50 ${ms(load.p50).padStart(8)}  p99 ${ms(load.p99).padStart(8)}  ` +
       `${fixed(load.cpuUsPerRequest, 0).padStart(5)} µs CPU/req  peak RSS ${mib(run.peakRss)}  ` +
+      `others ${fixed(load.otherCores, 2)} cores  ` +
       `(${int(load.requests)} answers${run.exact ? ', every body compared' : ', status-checked'})`,
   );
   return run;
 }
+
+/** Mean cores used by other processes over several runs. */
+export const otherCores = (cell: readonly CellRun[]) =>
+  cell.reduce((sum, run) => sum + run.load.otherCores, 0) / cell.length;
 
 /** CPU per answer over several runs, weighted by answers. */
 export function cpuPerAnswer(cell: readonly CellRun[]): number {

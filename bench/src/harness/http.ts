@@ -21,6 +21,7 @@ import { envNumber, fixed, int, kib, machineLine, mean, mib, ms, ratio, table } 
 import {
   cpuPerAnswer,
   ERAS,
+  otherCores,
   runCell,
   SCENARIO_LABEL,
   SCENARIOS,
@@ -125,6 +126,7 @@ interface Summary {
   cpuUs: number;
   peakRss: number;
   bodyBytes: number;
+  others: number;
 }
 
 function summarise(target: string, scenario: Scenario, era: Era): Summary | undefined {
@@ -139,6 +141,7 @@ function summarise(target: string, scenario: Scenario, era: Era): Summary | unde
     cpuUs: cpuPerAnswer(cell),
     peakRss: Math.max(...cell.map((run) => run.peakRss)),
     bodyBytes: cell[0].bodyBytes,
+    others: otherCores(cell),
   };
 }
 
@@ -147,17 +150,29 @@ function report(targets: readonly ServerSpec[]): void {
   console.log(
     `\n=== Results: mean of ${ROUNDS} round(s) of ${DURATION_S} s per cell, ${CONNECTIONS} connections ` +
       `(req/s range over rounds in brackets; CPU = server user+system time per answer; ` +
-      `peak RSS = VmHWM at the end of the cell)`,
+      `peak RSS = VmHWM at the end of the cell; other cores = CPU other processes on the machine ` +
+      `used meanwhile: when it is high, trust the CPU ratios over req/s)`,
   );
   for (const scenario of SCENARIOS) {
     for (const era of ERAS) {
       const base = hasBaseline ? summarise(BASELINE, scenario, era) : undefined;
       const rows = targets.map((target) => {
         if (era === '2026' && no2026.has(target.id)) {
-          return [target.label, 'does not speak 2026-07-28: skipped', '', '', '', '', '', '', ''];
+          return [
+            target.label,
+            'does not speak 2026-07-28: skipped',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+            '',
+          ];
         }
         const s = summarise(target.id, scenario, era);
-        if (!s) return [target.label, '—', '', '', '', '', '', '', ''];
+        if (!s) return [target.label, '—', '', '', '', '', '', '', '', ''];
         return [
           target.label,
           `${int(s.rps)} [${int(s.rpsRange[0])}–${int(s.rpsRange[1])}]`,
@@ -168,6 +183,7 @@ function report(targets: readonly ServerSpec[]): void {
           kib(s.bodyBytes),
           base ? ratio(s.rps / base.rps) : '—',
           base ? ratio(s.cpuUs / base.cpuUs) : '—',
+          fixed(s.others, 2),
         ];
       });
       const version = era === '2026' ? '2026-07-28 envelope' : `2025 stateless`;
@@ -184,6 +200,7 @@ function report(targets: readonly ServerSpec[]): void {
             'answer',
             '× rekog req/s',
             '× rekog CPU/req',
+            'other cores',
           ],
           rows,
         ),

@@ -1,7 +1,8 @@
 /** One autocannon run against a server, with the server's CPU time over the measured window. */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { BenchFailure, type ReplayRequest } from './mcp.js';
-import type { RunningServer } from './server-process.js';
+import { CLK_TCK, type RunningServer } from './server-process.js';
 
 export interface LoadOptions {
   readonly connections: number;
@@ -23,6 +24,29 @@ export interface LoadResult {
   readonly mismatches: number;
   /** Server CPU (user + system, all threads) per answered request, in microseconds. */
   readonly cpuUsPerRequest: number;
+  /**
+   * Cores busy with anything but the server and this harness during the window (from
+   * /proc/stat): other processes on the machine, which make req/s unreliable when high.
+   */
+  readonly otherCores: number;
+}
+
+/** Seconds of CPU the whole machine spent busy (all cores), from /proc/stat. */
+function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  // cpu  user nice system idle iowait irq softirq steal guest guest_nice
+  const [user, nice, system, , , irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
+}
+
+/** This process's CPU time in seconds. */
+function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 function run(url: string, options: LoadOptions): Promise<autocannon.Result> {
@@ -46,9 +70,13 @@ function run(url: string, options: LoadOptions): Promise<autocannon.Result> {
 
 /** Runs the load and reads the server's CPU ticks right before and right after it. */
 export async function measure(server: RunningServer, options: LoadOptions): Promise<LoadResult> {
+  const machineBefore = machineBusySeconds();
+  const ownBefore = ownCpuSeconds();
   const cpuBefore = server.cpuSeconds();
   const result = await run(server.url, options);
   const cpuAfter = server.cpuSeconds();
+  const own = ownCpuSeconds() - ownBefore;
+  const machine = machineBusySeconds() - machineBefore;
   const requests = result.requests.total;
   const seconds = result.duration;
   return {
@@ -62,6 +90,7 @@ export async function measure(server: RunningServer, options: LoadOptions): Prom
     timeouts: result.timeouts,
     mismatches: result.mismatches,
     cpuUsPerRequest: requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : NaN,
+    otherCores: Math.max(0, machine - (cpuAfter - cpuBefore) - own) / seconds,
   };
 }
 

@@ -9,7 +9,15 @@
  * Environment: BENCH_SCALE_SIZES (10,100,1000), BENCH_WARMUP_S (1), BENCH_DURATION_S (3),
  * BENCH_ROUNDS (2), BENCH_BOOTS (3), BENCH_CONNECTIONS (10), BENCH_NODE_OPTIONS.
  */
-import { cpuPerAnswer, ERAS, runCell, SCENARIO_LABEL, SCENARIOS, type CellRun } from './cells.js';
+import {
+  cpuPerAnswer,
+  ERAS,
+  otherCores,
+  runCell,
+  SCENARIO_LABEL,
+  SCENARIOS,
+  type CellRun,
+} from './cells.js';
 import {
   envNumber,
   fixed,
@@ -116,6 +124,7 @@ function report(): void {
       cpu: cpuPerAnswer(found),
       p50: mean(found.map((run) => run.load.p50)),
       bytes: found[0]?.bodyBytes ?? NaN,
+      others: otherCores(found),
     };
   };
   console.log(
@@ -169,13 +178,14 @@ function report(): void {
           ms(c.p50),
           fixed(c.cpu, 0),
           ratio(c.cpu / b.cpu),
+          fixed(c.others, 2),
         ];
         if (scenario === 'list') {
           row.push(kib(c.bytes), ratio(c.bytes / b.bytes), fixed((c.cpu / c.bytes) * 1000, 2));
         }
         return row;
       });
-      const header = ['tools', 'req/s', '× base', 'p50', 'CPU µs/req', '× base'];
+      const header = ['tools', 'req/s', '× base', 'p50', 'CPU µs/req', '× base', 'other cores'];
       if (scenario === 'list') header.push('answer', '× base', 'CPU µs per KB');
       console.log(`\n${SCENARIO_LABEL[scenario]} — ${era === '2026' ? '2026-07-28' : '2025'} era`);
       console.log(table(header, rows));
