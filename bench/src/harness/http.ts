@@ -12,7 +12,8 @@
  * that body. Any non-2xx, error, timeout or mismatch fails the run (exit 1): error pages are
  * never measured. Verdicts against the issue's targets are printed, but never fail the run.
  *
- * Environment: BENCH_WARMUP_S (1.5), BENCH_DURATION_S (4), BENCH_ROUNDS (2),
+ * Environment: BENCH_WARMUP_S (1.5), BENCH_FIRST_WARMUP_S (3, the first cell after a server
+ * starts, which also warms what every cell shares), BENCH_DURATION_S (4), BENCH_ROUNDS (2),
  * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
  * toolwright-fastify, rekog, sdk), BENCH_NODE_OPTIONS (node flags for the servers).
  */
@@ -42,6 +43,7 @@ import { CLK_TCK, startServer, type ServerSpec } from './server-process.js';
 import { ALL_TARGETS } from './targets.js';
 
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1.5);
+const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 3);
 const DURATION_S = envNumber('BENCH_DURATION_S', 4, 0.5);
 const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1));
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
@@ -71,6 +73,7 @@ const bootMs = new Map<string, number[]>();
 
 const SETTINGS: CellSettings = {
   warmupS: WARMUP_S,
+  firstWarmupS: FIRST_WARMUP_S,
   durationS: DURATION_S,
   connections: CONNECTIONS,
   toolCount: TOOLS,
@@ -273,7 +276,8 @@ async function main(): Promise<void> {
   console.log(`bench:http — ${await machineLine()}`);
   console.log(
     `targets: ${targets.map((t) => t.label).join(', ')}; ${ROUNDS} round(s), interleaved; ` +
-      `warm-up ${WARMUP_S} s + ${DURATION_S} s measured per cell, ` +
+      `warm-up ${WARMUP_S} s (${FIRST_WARMUP_S} s for a server's first cell) + ${DURATION_S} s ` +
+      `measured per cell, ` +
       `${CONNECTIONS} connections; CLK_TCK ${CLK_TCK}`,
   );
   const started = Date.now();

@@ -160,16 +160,18 @@ function analyse(file: string, windows: ReadonlyArray<[number, number]>): void {
       inclusive.set(key, entry);
     }
   }
-  console.log(`\ntoolwright's own functions by total time (self and everything they call)`);
-  console.log(
-    table(
-      ['function', 'total', 'share', 'location'],
-      [...inclusive.values()]
-        .sort((a, b) => b.us - a.us)
-        .slice(0, 20)
-        .map((f) => [f.name, `${int(f.us / 1000)} ms`, pct(f.us), f.where]),
-    ),
-  );
+  if (inclusive.size > 0) {
+    console.log(`\ntoolwright's own functions by total time (self and everything they call)`);
+    console.log(
+      table(
+        ['function', 'total', 'share', 'location'],
+        [...inclusive.values()]
+          .sort((a, b) => b.us - a.us)
+          .slice(0, 20)
+          .map((f) => [f.name, `${int(f.us / 1000)} ms`, pct(f.us), f.where]),
+      ),
+    );
+  }
   console.log('\nself time by package');
   console.log(
     table(

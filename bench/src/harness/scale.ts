@@ -6,7 +6,8 @@
  * listening, from the child's ready line; BENCH_BOOTS extra start-only samples per size), all
  * printed as ratios to the 10-tool case.
  *
- * Environment: BENCH_SCALE_SIZES (10,100,1000), BENCH_WARMUP_S (1), BENCH_DURATION_S (3),
+ * Environment: BENCH_SCALE_SIZES (10,100,1000), BENCH_WARMUP_S (1), BENCH_FIRST_WARMUP_S (3,
+ * the first cell after a server starts), BENCH_DURATION_S (3),
  * BENCH_ROUNDS (2), BENCH_BOOTS (3), BENCH_CONNECTIONS (10), BENCH_NODE_OPTIONS.
  */
 import {
@@ -43,6 +44,7 @@ import type { ReadyLine } from '../shared/ready.js';
 import { startServer, type ServerSpec } from './server-process.js';
 
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1);
+const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 3);
 const DURATION_S = envNumber('BENCH_DURATION_S', 3, 0.5);
 const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1));
 const BOOTS = Math.round(envNumber('BENCH_BOOTS', 3, 0));
@@ -99,6 +101,7 @@ async function measureSize(size: number, round: number, modern: { requests?: Era
     const legacy = requests2025(await initialize2025(server.url, server.spec.label));
     const settings = {
       warmupS: WARMUP_S,
+      firstWarmupS: FIRST_WARMUP_S,
       durationS: DURATION_S,
       connections: CONNECTIONS,
       toolCount: size,
@@ -241,7 +244,8 @@ async function main(): Promise<void> {
   console.log(`bench:scale — ${await machineLine()}`);
   console.log(
     `toolwright (Express) with ${SIZES.map(int).join(', ')} tools; ${ROUNDS} round(s), interleaved; ` +
-      `warm-up ${WARMUP_S} s + ${DURATION_S} s per cell, ${CONNECTIONS} connections; ` +
+      `warm-up ${WARMUP_S} s (${FIRST_WARMUP_S} s for a server's first cell) + ${DURATION_S} s per cell, ` +
+      `${CONNECTIONS} connections; ` +
       `${BOOTS} extra boot samples per size`,
   );
   const started = Date.now();
