@@ -32,9 +32,6 @@ function positiveInt(raw: string | undefined, fallback: number): number {
   return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
-if (process.argv.includes('--serve')) await serve();
-else await soak();
-
 // ---------------------------------------------------------------------------------------------
 // The server (child process).
 
@@ -410,6 +407,8 @@ function percentile(sorted: Float64Array, p: number): number {
 
 async function soak(): Promise<void> {
   const { child, port, pid } = await startServer();
+  // Whatever happens here, the server does not outlive the soak.
+  process.once('exit', () => child.kill('SIGKILL'));
   console.log(
     `soak: ${SECONDS} s of mixed MCP traffic, ${CONNECTIONS} keep-alive connections, ` +
       `${ADAPTER} fixture app in child process ${pid} on port ${port}`,
@@ -526,3 +525,6 @@ async function soak(): Promise<void> {
   for (const [target, pass] of verdicts) console.log(`${pass ? 'PASS' : 'FAIL'}  ${target}`);
   process.exitCode = verdicts.every(([, pass]) => pass) ? 0 : 1;
 }
+
+if (process.argv.includes('--serve')) await serve();
+else await soak();

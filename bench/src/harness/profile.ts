@@ -8,12 +8,12 @@
  *
  * Environment: BENCH_PROFILE_TARGET (toolwright-express; any bench:http target id),
  * BENCH_PROFILE_SCENARIO (call or list), BENCH_PROFILE_S (5 s per era), BENCH_WARMUP_S (1.5),
- * BENCH_PROFILE_TOP (30), BENCH_CONNECTIONS (10).
+ * BENCH_PROFILE_TOP (30), BENCH_CONNECTIONS (10), TOOLS (51: the tools the server registers).
  */
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BENCH_DIR, REPO_DIR } from '../shared/paths.js';
-import { DEFAULT_TOOL_COUNT } from '../shared/tools.js';
+import { toolCountFromEnv } from '../shared/tools.js';
 import { ERAS } from './cells.js';
 import { envNumber, fixed, int, machineLine, table } from './format.js';
 import { assertCleanLoad, measure, warmUp } from './load.js';
@@ -34,6 +34,8 @@ const TOP = Math.round(envNumber('BENCH_PROFILE_TOP', 30, 1));
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
 const TARGET = process.env.BENCH_PROFILE_TARGET ?? 'toolwright-express';
 const SCENARIO = (process.env.BENCH_PROFILE_SCENARIO ?? 'call') as Scenario;
+/** The server reads TOOLS too (it inherits the environment). */
+const TOOLS = toolCountFromEnv();
 
 interface CpuProfile {
   startTime: number;
@@ -194,7 +196,8 @@ async function main(): Promise<void> {
   const before = new Set(readdirSync(dir));
   console.log(`bench:profile — ${await machineLine()}`);
   console.log(
-    `${spec.label} under node --cpu-prof: ${SCENARIO === 'call' ? 'tools/call echo' : 'tools/list'}, ` +
+    `${spec.label} with ${TOOLS} tools under node --cpu-prof: ` +
+      `${SCENARIO === 'call' ? 'tools/call echo' : 'tools/list'}, ` +
       `${WARMUP_S} s warm-up + ${SECONDS} s per era, ${CONNECTIONS} connections`,
   );
   const windows: Array<[number, number]> = [];
@@ -202,19 +205,19 @@ async function main(): Promise<void> {
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   try {
-    const modern = await capture2026(server.url, DEFAULT_TOOL_COUNT);
+    const modern = await capture2026(server.url, TOOLS);
     const legacy = requests2025(await initialize2025(server.url, spec.label));
     for (const era of ERAS) {
       const request = (era === '2025' ? legacy : modern)[SCENARIO];
       const what = `${spec.label} ${SCENARIO} ${era}`;
-      const first = await validateOnce(server.url, request, SCENARIO, DEFAULT_TOOL_COUNT, what);
+      const first = await validateOnce(server.url, request, SCENARIO, TOOLS, what);
       const options = { connections: CONNECTIONS, request, expectBody: first.body };
       await warmUp(server, { ...options, seconds: WARMUP_S });
       const from = nowUs();
       const load = await measure(server, { ...options, seconds: SECONDS });
       windows.push([from, nowUs()]);
       assertCleanLoad(load, what);
-      await validateOnce(server.url, request, SCENARIO, DEFAULT_TOOL_COUNT, what);
+      await validateOnce(server.url, request, SCENARIO, TOOLS, what);
       console.log(
         `  ${era}: ${int(load.rps)} req/s, ${fixed(load.cpuUsPerRequest, 0)} µs CPU/req ` +
           `(under the profiler, which slows the server)`,
