@@ -11,10 +11,16 @@
 export class InFlightCalls {
   private readonly calls = new Map<string, Set<AbortController>>();
 
-  /** Registers a call; returns its signal and the function that forgets it. */
-  track(caller: string, requestId: unknown): { signal: AbortSignal; done: () => void } {
+  /**
+   * Registers a call, with the controller that cancels it (a new one unless the caller owns
+   * one already); returns its signal and the function that forgets it.
+   */
+  track(
+    caller: string,
+    requestId: unknown,
+    controller = new AbortController(),
+  ): { signal: AbortSignal; done: () => void } {
     const key = keyOf(caller, requestId);
-    const controller = new AbortController();
     let entries = this.calls.get(key);
     if (!entries) this.calls.set(key, (entries = new Set()));
     entries.add(controller);

@@ -65,26 +65,13 @@ export function directRequest(
   if (!/^application\/json\b/i.test(header(request, 'content-type') ?? '')) return undefined;
   if (header(request, 'mcp-session-id') !== undefined) return undefined;
 
-  const route = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: header(request, 'mcp-protocol-version'),
-    mcpMethodHeader: header(request, 'mcp-method'),
-    mcpNameHeader: header(request, 'mcp-name'),
-    body,
-  });
-  let era: Era;
-  if (route.kind === 'modern' && route.messageKind === 'request' && protocol !== 'legacy') {
-    era = 'modern';
-  } else if (route.kind === 'legacy' && route.reason === 'no-claim' && protocol !== 'modern') {
-    const version = header(request, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-    era = 'legacy';
-  } else {
+  const params = (message.params ?? {}) as DirectRequest['params'];
+  if (typeof params !== 'object' || params === null) return undefined;
+  const era = eraOf(request, body, params);
+  if (era === undefined || (era === 'modern' ? protocol === 'legacy' : protocol === 'modern')) {
     return undefined;
   }
 
-  const params = (message.params ?? {}) as DirectRequest['params'];
-  if (typeof params !== 'object' || params === null) return undefined;
   if (message.method === 'tools/list' && params.cursor !== undefined) return undefined;
   if (message.method === 'tools/call') {
     if (typeof params.name !== 'string' || !surface.answersDirectly(params.name)) return undefined;
@@ -95,6 +82,45 @@ export function directRequest(
 }
 
 /**
+ * The era of a request, as the SDK's classification routes it; `undefined` for anything it
+ * would refuse or route elsewhere. A plain 2025-era request — no envelope key in `_meta`, no
+ * 2026 header, a 2025 protocol version or none — is recognised without running the
+ * classification, which is the dearest step of a small call.
+ */
+function eraOf(
+  request: HttpRequestLike,
+  body: unknown,
+  params: DirectRequest['params'],
+): Era | undefined {
+  const version = header(request, 'mcp-protocol-version');
+  const method = header(request, 'mcp-method');
+  const name = header(request, 'mcp-name');
+  const claimless =
+    method === undefined &&
+    name === undefined &&
+    (params._meta === undefined ||
+      !Object.keys(params._meta).some((key) => key.startsWith(ENVELOPE_PREFIX)));
+  if (claimless && (version === undefined || LEGACY_VERSIONS.has(version))) return 'legacy';
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: version,
+    mcpMethodHeader: method,
+    mcpNameHeader: name,
+    body,
+  });
+  if (route.kind === 'modern' && route.messageKind === 'request') return 'modern';
+  if (route.kind === 'legacy' && route.reason === 'no-claim') {
+    return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)
+      ? 'legacy'
+      : undefined;
+  }
+  return undefined;
+}
+
+const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
+/**
  * Answers a request {@link directRequest} accepted, framed as the SDK frames it: a 2025-era
  * answer is an SSE stream (log notifications, then the result); a 2026-era answer is one JSON
  * body whose result carries `resultType` and the server's identity.
@@ -103,22 +129,27 @@ export async function answerDirectly(
   direct: DirectRequest,
   surface: McpToolSurface,
   target: ServerResponse,
-  signal: AbortSignal,
+  controller: AbortController,
 ): Promise<void> {
   const { era, id } = direct;
   const serverInfo = surface.settings.options.serverInfo;
   const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  /** The answer: one JSON body on the 2026 era, the last SSE frame on the 2025 era. */
+  const write = (text: string): void => {
+    if (era === 'modern') {
+      target.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      target.end(text);
+    } else {
+      if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
+      target.end(`event: message\ndata: ${text}\n\n`);
+    }
+  };
   const send = (result: Record<string, unknown>): void => {
     const message = {
-      result:
-        era === 'modern'
-          ? {
-              ...result,
-              resultType: 'complete',
-              ...listCache(direct),
-              _meta: { ...(result._meta as object), [SERVER_INFO_META_KEY]: serverInfo },
-            }
-          : result,
+      result: era === 'modern' ? modernResult(result, direct, serverInfo) : result,
       jsonrpc: '2.0',
       id,
     };
@@ -135,35 +166,14 @@ export async function answerDirectly(
       );
       return send(internalErrorResult() as Record<string, unknown>);
     }
-    if (era === 'modern') {
-      target.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      target.end(text);
-    } else {
-      if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
-      target.end(`event: message\ndata: ${text}\n\n`);
-    }
+    write(text);
   };
 
   // A refusal the SDK would send as a JSON-RPC error, framed as it frames one.
   const fail = (error: ProtocolError): void => {
-    const text = JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      error: { code: error.code, message: error.message },
-    });
-    if (era === 'modern') {
-      target.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      target.end(text);
-    } else {
-      if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
-      target.end(`event: message\ndata: ${text}\n\n`);
-    }
+    write(
+      JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } }),
+    );
   };
 
   if (direct.method === 'tools/list') {
@@ -174,12 +184,14 @@ export async function answerDirectly(
       if (error instanceof ProtocolError) return fail(error);
       throw error;
     }
-    send({ tools: tools as Tool[] });
+    // The same list for every caller is written from text serialised once.
+    write(`${listAnswerHead(tools, direct, serverInfo)}${JSON.stringify(id)}}`);
     return;
   }
   const channel: McpCallChannel = {
     requestId: id,
-    signal,
+    signal: controller.signal,
+    controller,
     // The 2026 era sends log notifications only at a requested level; such requests go to the SDK.
     notify:
       era === 'legacy'
@@ -198,6 +210,35 @@ export async function answerDirectly(
   send(result as Record<string, unknown>);
 }
 
-function listCache(direct: DirectRequest) {
-  return direct.method === 'tools/list' ? { ttlMs: 0, cacheScope: 'private' } : {};
+/** A 2026-era result: what the SDK adds to every result, and to a cacheable list. */
+function modernResult(
+  result: Record<string, unknown>,
+  direct: DirectRequest,
+  serverInfo: unknown,
+): Record<string, unknown> {
+  return {
+    ...result,
+    resultType: 'complete',
+    ...(direct.method === 'tools/list' && { ttlMs: 0, cacheScope: 'private' }),
+    _meta: { ...(result._meta as object), [SERVER_INFO_META_KEY]: serverInfo },
+  };
+}
+
+// The serialised start of a tools/list answer, per list: the prepared list of an era is one
+// frozen array, so its answer is serialised once; a filtered list is a new array each time.
+const listAnswerHeads = new WeakMap<readonly Tool[], string>();
+
+function listAnswerHead(
+  tools: readonly Tool[],
+  direct: DirectRequest,
+  serverInfo: unknown,
+): string {
+  let head = listAnswerHeads.get(tools);
+  if (head === undefined) {
+    const result = { tools };
+    const body = direct.era === 'modern' ? modernResult(result, direct, serverInfo) : result;
+    head = `{"result":${JSON.stringify(body)},"jsonrpc":"2.0","id":`;
+    listAnswerHeads.set(tools, head);
+  }
+  return head;
 }

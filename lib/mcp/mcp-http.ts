@@ -100,6 +100,21 @@ export function jsonByteLength(value: unknown, limit: number): number {
  * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body read as
  * JSON text or bytes is passed as is. The request's signal fires when the client goes away.
  */
+/** The JSON body a Nest body parser already parsed, if that is what the request carries. */
+export function parsedJsonBody(request: HttpRequestLike): unknown {
+  const { body, method = 'POST' } = request;
+  const type = request.headers['content-type'];
+  const isJson = /^application\/(.+\+)?json\b/i.test(typeof type === 'string' ? type : '');
+  return method !== 'GET' &&
+    method !== 'HEAD' &&
+    isJson &&
+    body !== undefined &&
+    !Buffer.isBuffer(body) &&
+    !isJsonText(body)
+    ? body
+    : undefined;
+}
+
 export function toWebRequest(
   request: HttpRequestLike,
   signal: AbortSignal,
@@ -111,10 +126,8 @@ export function toWebRequest(
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
   const { body } = request;
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const isJson = /^application\/(.+\+)?json\b/i.test(headers.get('content-type') ?? '');
-  if (hasBody && isJson && body !== undefined && !Buffer.isBuffer(body) && !isJsonText(body)) {
-    return { request: new Request(url, init), parsedBody: body };
-  }
+  const parsedBody = parsedJsonBody(request);
+  if (parsedBody !== undefined) return { request: new Request(url, init), parsedBody };
   if (hasBody) {
     if (typeof body === 'string' || Buffer.isBuffer(body)) init.body = body;
     else if (!raw.readableEnded && raw.readable) {

@@ -78,6 +78,8 @@ const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
 export interface McpCallChannel {
   readonly requestId: unknown;
   readonly signal: AbortSignal;
+  /** The controller behind `signal`, when the channel owns it: a cancellation aborts it directly. */
+  readonly controller?: AbortController;
   readonly progressToken?: unknown;
   /** Sends a notification on the request's own stream. */
   readonly notify?: (method: string, params: Record<string, unknown>) => unknown;
@@ -146,7 +148,7 @@ export class McpToolSurface {
     // A 2026-era client cancels by closing the request; a 2025-era one by a separate notification.
     const tracked =
       era === 'legacy' && cancellation
-        ? cancellation.calls.track(cancellation.caller(), channel.requestId)
+        ? cancellation.calls.track(cancellation.caller(), channel.requestId, channel.controller)
         : undefined;
     const { notify } = channel;
     let outcome: ToolResult;
@@ -155,7 +157,10 @@ export class McpToolSurface {
         transport: 'MCP',
         source: 'mcp',
         context,
-        signal: tracked ? AbortSignal.any([channel.signal, tracked.signal]) : channel.signal,
+        signal:
+          tracked && !channel.controller
+            ? AbortSignal.any([channel.signal, tracked.signal])
+            : channel.signal,
         present: 'mcp',
         onProgress: notify && progressSink(notify, channel.progressToken),
         onLog:

@@ -10,6 +10,8 @@ import {
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
+  validateHostHeader,
+  validateOriginHeader,
   isLegacyRequest,
   originValidationResponse,
   ProtocolErrorCode,
@@ -19,6 +21,7 @@ import { ToolInvoker } from '../nest/tool-invoker.service.js';
 import { ToolRequestContext } from '../nest/request-context.js';
 import {
   jsonByteLength,
+  parsedJsonBody,
   jsonRpcError,
   nodeResponse,
   toWebRequest,
@@ -46,6 +49,8 @@ export class McpService
   private readonly logger = new Logger('ToolsMcp');
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
   private readonly inFlight = new InFlightCalls();
+  private readonly hosts: string[];
+  private readonly origins: string[];
   /** The requests being answered, so a shutdown lets their answers be written. */
   private readonly serving = new Set<Promise<void>>();
   private closing = false;
@@ -55,7 +60,10 @@ export class McpService
     @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
     @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
     @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleOptions,
-  ) {}
+  ) {
+    this.hosts = options.allowedHosts === false ? [] : [...options.allowedHosts];
+    this.origins = options.allowedOrigins === false ? [] : [...options.allowedOrigins];
+  }
 
   onApplicationBootstrap(): void {
     this.prepare();
@@ -131,7 +139,7 @@ export class McpService
     target.on('close', () => {
       if (!target.writableFinished) disconnected.abort();
     });
-    const { request: webRequest, parsedBody } = toWebRequest(request, disconnected.signal);
+    const parsedBody = parsedJsonBody(request);
     // A body the framework parsed without a declared length (chunked) is measured as JSON.
     if (
       parsedBody !== undefined &&
@@ -140,15 +148,9 @@ export class McpService
     ) {
       return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
     }
-    const rejected = this.rejection(webRequest);
-    if (rejected) return writeWebResponse(target, rejected);
-    if (this.options.protocol === 'legacy' && !(await isLegacyRequest(webRequest, parsedBody))) {
-      return jsonRpcError(
-        target,
-        400,
-        ProtocolErrorCode.UnsupportedProtocolVersion,
-        'Unsupported protocol version: this endpoint serves the 2025 revisions only.',
-      );
+    if (!this.hostAndOriginAllowed(request)) {
+      const rejected = this.rejection(toWebRequest(request, disconnected.signal).request);
+      if (rejected) return writeWebResponse(target, rejected);
     }
     const { surface, handler } = this.prepare();
     const direct = this.options.directAnswers
@@ -156,7 +158,16 @@ export class McpService
       : undefined;
     if (direct) {
       return this.requestContext.run(request, () =>
-        answerDirectly(direct, surface, target, disconnected.signal),
+        answerDirectly(direct, surface, target, disconnected),
+      );
+    }
+    const { request: webRequest } = toWebRequest(request, disconnected.signal);
+    if (this.options.protocol === 'legacy' && !(await isLegacyRequest(webRequest, parsedBody))) {
+      return jsonRpcError(
+        target,
+        400,
+        ProtocolErrorCode.UnsupportedProtocolVersion,
+        'Unsupported protocol version: this endpoint serves the 2025 revisions only.',
       );
     }
     const answer = await this.requestContext.run(request, () =>
@@ -185,15 +196,23 @@ export class McpService
     return `${request?.headers.authorization ?? ''}|${socket?.remoteAddress ?? ''}`;
   }
 
+  /** The Host and Origin checks on the Node headers; the SDK words the refusal (see rejection). */
+  private hostAndOriginAllowed(request: HttpRequestLike): boolean {
+    const { allowedHosts, allowedOrigins } = this.options;
+    const { host, origin } = request.headers;
+    return (
+      (allowedHosts === false || validateHostHeader(host, this.hosts).ok) &&
+      (allowedOrigins === false ||
+        origin === undefined ||
+        validateOriginHeader(origin, this.origins).ok)
+    );
+  }
+
   private rejection(request: Request): Response | undefined {
     const { allowedHosts, allowedOrigins } = this.options;
     return (
-      (allowedHosts === false
-        ? undefined
-        : hostHeaderValidationResponse(request, [...allowedHosts])) ??
-      (allowedOrigins === false
-        ? undefined
-        : originValidationResponse(request, [...allowedOrigins]))
+      (allowedHosts === false ? undefined : hostHeaderValidationResponse(request, this.hosts)) ??
+      (allowedOrigins === false ? undefined : originValidationResponse(request, this.origins))
     );
   }
 
