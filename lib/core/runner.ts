@@ -185,29 +185,33 @@ function settle(
     };
     const onAbort = () => stop(cancelled(spec));
     if (callerSignal?.aborted) return onAbort();
+    // The deadline is also checked when the handler settles: with the event loop lagging, the
+    // handler's own timers may run before the timeout's, and a late outcome is still late.
+    let deadline = Infinity;
     if (spec.timeoutMs !== undefined) {
       const ms = spec.timeoutMs;
-      timer = setTimeout(
-        () =>
-          stop(
-            new ToolError('REQUEST_TIMEOUT', {
-              message: `Tool "${spec.name}" did not finish within ${ms} ms.`,
-            }),
-          ),
-        ms,
-      );
+      deadline = performance.now() + ms;
+      timer = setTimeout(() => stop(timedOut(spec, ms)), ms);
     }
     callerSignal?.addEventListener('abort', onAbort, { once: true });
     Promise.resolve(pending).then(
       (value) => {
+        if (performance.now() >= deadline) return stop(timedOut(spec, spec.timeoutMs!));
         done();
         resolve(value);
       },
       (error: unknown) => {
+        if (performance.now() >= deadline) return stop(timedOut(spec, spec.timeoutMs!));
         done();
         reject(error);
       },
     );
+  });
+}
+
+function timedOut(spec: ToolSpec, ms: number): ToolError {
+  return new ToolError('REQUEST_TIMEOUT', {
+    message: `Tool "${spec.name}" did not finish within ${ms} ms.`,
   });
 }
 

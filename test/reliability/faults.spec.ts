@@ -137,6 +137,40 @@ describe('a handler that never settles', () => {
   });
 });
 
+describe('a handler that finishes after its timeoutMs while the event loop lags', () => {
+  // Found by the soak: under load, Node runs every due timer of a duration's list before the
+  // next list, so a handler's own 60 ms timer (in a list that started earlier) can fire before
+  // the runner's 20 ms timeout timer, and its late result was returned as a success.
+  it('is a REQUEST_TIMEOUT however the timers are ordered', async () => {
+    const late = defineRuntimeTool({
+      name: 'fault_late',
+      description: 'Answers after 60 ms, past its 20 ms timeout',
+      identity: { serviceName: 'fault', action: 'late', method: 'GET' },
+      input: z.object({}),
+      timeoutMs: 20,
+      handler: () => new Promise((resolve) => setTimeout(() => resolve({ late: true }), 60)),
+    });
+    const invoker = createToolInvoker([late], { logger: silent });
+    for (let round = 0; round < 3; round++) {
+      // An earlier 60 ms timer puts the 60 ms list ahead of the runner's 20 ms one...
+      setTimeout(() => {}, 60);
+      await new Promise((resolve) => setTimeout(resolve, 45));
+      const call = invoker.invoke('fault_late', {}, { transport: 'AGENT' });
+      // ...and a blocked event loop makes both due at once.
+      const blockedUntil = performance.now() + 100;
+      while (performance.now() < blockedUntil);
+      expect(await call).toEqual({
+        ok: false,
+        error: {
+          code: 'REQUEST_TIMEOUT',
+          message: 'Tool "fault_late" did not finish within 20 ms.',
+          retryable: true,
+        },
+      });
+    }
+  });
+});
+
 describe.each(ADAPTERS)('faults over MCP (%s)', (adapter) => {
   const apps = new ReliabilityApps();
   const signals = newSignals();
