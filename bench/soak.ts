@@ -7,15 +7,18 @@
  * unknown tools and malformed JSON. Each request kind has one expected outcome; anything else is
  * an unexpected error. It reports requests served, outcomes by code (tool-level codes from the
  * envelopes, JSON-RPC and HTTP-level ones), p50/p99 latency, and the server's resident memory
- * (VmRSS) and open file descriptors at 10 s and at the end, then PASS/FAIL against the targets:
- * zero unexpected errors, memory growth after warm-up under 30 MB, no file descriptor growth.
+ * (VmRSS) and open file descriptors (/proc/<pid>/fd) at 10 s and at the end, then PASS/FAIL
+ * against the targets: zero unexpected errors, memory growth after warm-up under 30 MB, no file
+ * descriptor growth. Sockets follow the clients' connections, which may close and reopen, so
+ * descriptor growth is judged on the non-socket ones between 10 s and the end, and on all of
+ * them before the first connection and after the last.
  *
  * Run with `npm run bench:soak`. The load loop is plain node:http (keep-alive agent) rather than
  * autocannon because every answer is parsed and checked.
  */
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -374,9 +377,23 @@ function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-function openFds(pid: number): number {
-  return readdirSync(`/proc/${pid}/fd`).length;
+/** The server's descriptors: all, sockets (the clients' connections among them), and the rest. */
+function fdsOf(pid: number): { all: number; sockets: number; other: number } {
+  let sockets = 0;
+  let all = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+      all++;
+    } catch {
+      // Closed while listing.
+    }
+  }
+  return { all, sockets, other: all - sockets };
 }
+
+const describeFds = (fds: { all: number; sockets: number; other: number }) =>
+  `${fds.all} (${fds.sockets} sockets, ${fds.other} other)`;
 
 function startServer(): Promise<{ child: ChildProcess; port: number; pid: number }> {
   const child = spawn(
@@ -422,20 +439,22 @@ async function soak(): Promise<void> {
   let n = 0;
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
 
+  // Before any connection: what the idle server holds.
+  const idleFds = fdsOf(pid);
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
-  let warm: { rss: number; fds: number } | undefined;
+  let warm: { rss: number; fds: ReturnType<typeof fdsOf> } | undefined;
   const timeline: string[] = [];
   const sample = setInterval(() => {
     const elapsed = (performance.now() - started) / 1000;
     const line =
       `  ${elapsed.toFixed(0).padStart(3)} s  ${String(served).padStart(8)} requests  ` +
-      `RSS ${rssMb(pid).toFixed(1)} MB  fds ${openFds(pid)}`;
+      `RSS ${rssMb(pid).toFixed(1)} MB  fds ${describeFds(fdsOf(pid))}`;
     timeline.push(line);
     console.log(line);
   }, 10_000);
   const warmTimer = setTimeout(() => {
-    warm = { rss: rssMb(pid), fds: openFds(pid) };
+    warm = { rss: rssMb(pid), fds: fdsOf(pid) };
   }, WARMUP_SECONDS * 1000);
 
   await Promise.all(
@@ -474,17 +493,25 @@ async function soak(): Promise<void> {
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(sample);
   clearTimeout(warmTimer);
-  const end = { rss: rssMb(pid), fds: openFds(pid) };
+  const end = { rss: rssMb(pid), fds: fdsOf(pid) };
   warm ??= end;
 
+  // Once the clients hang up, the server must be back to what it held before any connection.
   agent.destroy();
+  let closedFds = fdsOf(pid);
+  for (let waited = 0; closedFds.all > idleFds.all && waited < 3000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    closedFds = fdsOf(pid);
+  }
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
 
   const sorted = latencies.slice(0, served).sort();
   const unexpectedTotal = [...unexpected.values()].reduce((a, b) => a + b, 0);
   const growth = end.rss - warm.rss;
-  const fdGrowth = end.fds - warm.fds;
+  // Sockets come and go with the clients' connections; any other descriptor must not grow.
+  const fdGrowth = end.fds.other - warm.fds.other;
+  const fdLeft = closedFds.all - idleFds.all;
 
   console.log(
     `\nrequests served   ${served} in ${elapsed.toFixed(1)} s (${(served / elapsed).toFixed(0)} req/s)`,
@@ -507,7 +534,10 @@ async function soak(): Promise<void> {
     `server RSS        ${warm.rss.toFixed(1)} MB at ${WARMUP_SECONDS} s → ${end.rss.toFixed(1)} MB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MB)`,
   );
   console.log(
-    `server open fds   ${warm.fds} at ${WARMUP_SECONDS} s → ${end.fds} at the end (${fdGrowth >= 0 ? '+' : ''}${fdGrowth})`,
+    `server open fds   ${describeFds(warm.fds)} at ${WARMUP_SECONDS} s → ${describeFds(end.fds)} at the end`,
+  );
+  console.log(
+    `                  ${describeFds(idleFds)} before the first connection → ${describeFds(closedFds)} once the clients hung up`,
   );
   if (unexpectedTotal > 0) {
     console.log('unexpected outcomes');
@@ -519,7 +549,11 @@ async function soak(): Promise<void> {
       `memory growth after warm-up < ${MEMORY_BUDGET_MB} MB (${growth.toFixed(1)} MB)`,
       growth < MEMORY_BUDGET_MB,
     ],
-    [`no file descriptor growth (${fdGrowth >= 0 ? '+' : ''}${fdGrowth})`, fdGrowth <= 0],
+    [
+      `no file descriptor growth (non-socket ${fdGrowth >= 0 ? '+' : ''}${fdGrowth} after warm-up, ` +
+        `${fdLeft >= 0 ? '+' : ''}${fdLeft} left once the clients hung up)`,
+      fdGrowth <= 0 && fdLeft <= 0,
+    ],
   ] as const;
   console.log('');
   for (const [target, pass] of verdicts) console.log(`${pass ? 'PASS' : 'FAIL'}  ${target}`);

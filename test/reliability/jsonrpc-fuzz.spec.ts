@@ -33,8 +33,8 @@ import {
  */
 
 // What the endpoint may answer: success, accepted notification, and the 4xx of the transport
-// spec (bad request, unknown session, method, accept, size, media type). Never a 5xx.
-const ALLOWED_STATUSES = [200, 202, 400, 404, 405, 406, 413, 415];
+// spec (bad request, method, accept, size, media type). Never a 5xx.
+const ALLOWED_STATUSES = [200, 202, 400, 405, 406, 413, 415];
 const REQUEST_MS = 5000;
 const BIG_REQUEST_MS = 15_000;
 
