@@ -185,7 +185,20 @@ export async function answerDirectly(
       throw error;
     }
     // The same list for every caller is written from text serialised once.
-    write(`${listAnswerHead(tools, direct, serverInfo)}${JSON.stringify(id)}}`);
+    const head = listAnswerHead(tools, direct, serverInfo);
+    const rest = era === 'modern' ? `${JSON.stringify(id)}}` : `${JSON.stringify(id)}}\n\n`;
+    target.writeHead(
+      200,
+      era === 'modern'
+        ? {
+            'content-type': 'application/json',
+            'content-length': head.length + Buffer.byteLength(rest),
+          }
+        : SSE_HEADERS,
+    );
+    target.cork();
+    target.write(head);
+    target.end(rest);
     return;
   }
   const channel: McpCallChannel = {
@@ -226,18 +239,20 @@ function modernResult(
 
 // The serialised start of a tools/list answer, per list: the prepared list of an era is one
 // frozen array, so its answer is serialised once; a filtered list is a new array each time.
-const listAnswerHeads = new WeakMap<readonly Tool[], string>();
+// Kept as bytes, with the SSE frame's start on the 2025 era, so a list answer encodes only its id.
+const listAnswerHeads = new WeakMap<readonly Tool[], Buffer>();
 
 function listAnswerHead(
   tools: readonly Tool[],
   direct: DirectRequest,
   serverInfo: unknown,
-): string {
+): Buffer {
   let head = listAnswerHeads.get(tools);
   if (head === undefined) {
     const result = { tools };
     const body = direct.era === 'modern' ? modernResult(result, direct, serverInfo) : result;
-    head = `{"result":${JSON.stringify(body)},"jsonrpc":"2.0","id":`;
+    const json = `{"result":${JSON.stringify(body)},"jsonrpc":"2.0","id":`;
+    head = Buffer.from(direct.era === 'modern' ? json : `event: message\ndata: ${json}`);
     listAnswerHeads.set(tools, head);
   }
   return head;
