@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 /**
  * Stands in for a connection pool. It closes in `onApplicationShutdown`, which Nest runs after
  * toolwright's grace period, so calls still running during the grace period can use it.
- * (`onModuleDestroy` runs before the grace period.)
+ * (`onModuleDestroy` hooks may run while calls are still draining.)
  */
 @Injectable()
 export class DatabaseService implements OnApplicationShutdown {
