@@ -1,6 +1,7 @@
 export * from './types.js';
 export * from './errors.js';
 export * from './result.js';
+export { presentationOf } from './presentation.js';
 export * from './naming.js';
 export * from './schema.js';
 export * from './runtime-tool.js';

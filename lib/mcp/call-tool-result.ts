@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ToolError } from '../core/errors.js';
-import { presentationOf, toErrorEnvelope, toFailure, type ToolResult } from '../core/result.js';
+import { presentationOf } from '../core/presentation.js';
+import { toErrorEnvelope, toFailure, type ToolResult } from '../core/result.js';
 import type { McpPresentation, ToolSpec } from '../core/runtime-tool.js';
 
 /** JSON text of a value; a cycle or a bigint never turns a success into a failure. */
