@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { jsonRpcError } from './mcp-http.js';
+import { isJsonText, jsonRpcError, jsonRpcErrorBody } from './mcp-http.js';
 
 /** How a body the HTTP framework refused before the endpoint ran is answered on the MCP route. */
 interface BodyRefusal {
@@ -56,16 +56,6 @@ export function bodyRefusal(error: unknown): BodyRefusal | undefined {
     : undefined;
 }
 
-function isJsonText(text: unknown): boolean {
-  if (typeof text !== 'string') return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function pathOf(url: string | undefined): string {
   const path = (url ?? '').split('?')[0];
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
@@ -109,14 +99,7 @@ export function installBodyErrorMapping(adapterType: string, instance: any, path
         const refusal: BodyRefusal | undefined = request[REFUSAL];
         if (!refusal) return done(null, payload);
         reply.code(refusal.status).header('content-type', 'application/json');
-        done(
-          null,
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: refusal.code, message: refusal.message },
-            id: null,
-          }),
-        );
+        done(null, jsonRpcErrorBody(refusal.code, refusal.message));
       },
     );
   }

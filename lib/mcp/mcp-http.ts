@@ -38,7 +38,7 @@ function webHeaders(headers: IncomingMessage['headers']): Headers {
  * Whether a string body is JSON text (a raw body) rather than a JSON string literal a parser
  * already decoded (Fastify parses `"tools/list"` to `tools/list`).
  */
-function isJsonText(body: unknown): boolean {
+export function isJsonText(body: unknown): boolean {
   if (typeof body !== 'string') return false;
   try {
     JSON.parse(body);
@@ -159,6 +159,11 @@ export async function writeWebResponse(target: ServerResponse, response: Respons
   });
 }
 
+/** The body of a JSON-RPC error that answers no particular request (`id: null`). */
+export function jsonRpcErrorBody(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
 /** A JSON-RPC error answer, for what the endpoint refuses before the SDK sees it. */
 export function jsonRpcError(
   target: ServerResponse,
@@ -167,7 +172,7 @@ export function jsonRpcError(
   message: string,
   extraHeaders: Record<string, string> = {},
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  const body = jsonRpcErrorBody(code, message);
   target.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -131,23 +131,23 @@ export class McpService
         'retry-after': '1',
       });
     }
-    const length = Number(request.headers['content-length']);
-    if (length > this.options.maxBodyBytes) {
+    const { maxBodyBytes } = this.options;
+    const declared = request.headers['content-length'];
+    const parsedBody = parsedJsonBody(request);
+    // A body the framework parsed without a declared length (chunked) is measured as JSON.
+    const size =
+      declared !== undefined
+        ? Number(declared)
+        : parsedBody !== undefined
+          ? jsonByteLength(parsedBody, maxBodyBytes)
+          : 0;
+    if (size > maxBodyBytes) {
       return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
     }
     const disconnected = new AbortController();
     target.on('close', () => {
       if (!target.writableFinished) disconnected.abort();
     });
-    const parsedBody = parsedJsonBody(request);
-    // A body the framework parsed without a declared length (chunked) is measured as JSON.
-    if (
-      parsedBody !== undefined &&
-      request.headers['content-length'] === undefined &&
-      jsonByteLength(parsedBody, this.options.maxBodyBytes) > this.options.maxBodyBytes
-    ) {
-      return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
-    }
     if (!this.hostAndOriginAllowed(request)) {
       const rejected = this.rejection(toWebRequest(request, disconnected.signal).request);
       if (rejected) return writeWebResponse(target, rejected);
