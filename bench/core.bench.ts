@@ -1,7 +1,13 @@
 /**
  * Throughput of `invoker.invoke` against a direct `output.parse(await handler(input.parse(args)))`
- * on a trivial tool, measured in one process, interleaved (baseline, invoker, baseline, invoker, …)
- * after a warm-up, so that JIT state, GC pressure and CPU frequency affect both sides alike.
+ * on a trivial tool, measured in one process, interleaved (baseline, floor, invoker, baseline, …)
+ * after a warm-up, so that JIT state, GC pressure and CPU frequency affect every path alike.
+ *
+ * The floor is the least any runner with the pipeline's guarantees can do for this call, written
+ * by hand for this one tool: an AsyncLocalStorage frame holding the call's info (id, name,
+ * transport, source, depth), the baseline's parse → handler → parse, a result object and one
+ * `afterToolCall` with the duration. It shows how much of the gap is the pipeline and how much
+ * the guarantees themselves.
  *
  * Both paths share the process on purpose: once the invoker has run, Node 20's AsyncLocalStorage
  * promise hooks are on for every promise, the baseline's included, as they would be in a server.
@@ -15,6 +21,7 @@
  * Tune with BENCH_SLICE_MS (default 300) and BENCH_ROUNDS (default 8).
  */
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -66,6 +73,34 @@ let sink = 0;
 async function baselineCall(): Promise<void> {
   const result = output.parse(await echo(input.parse(ARGS)));
   sink += result.text.length;
+}
+
+const frames = new AsyncLocalStorage<{ readonly call: object }>();
+let floorIds = 0;
+let floorHookRuns = 0;
+const floorAfter = (options: { readonly durationMs: number; readonly [key: string]: unknown }) => {
+  if (options.durationMs >= 0) floorHookRuns++;
+};
+
+async function floorCall(): Promise<void> {
+  const call = Object.freeze({
+    id: `floor-${(++floorIds).toString(36)}`,
+    name: 'bench_echo',
+    transport: 'AGENT',
+    source: 'internal',
+    depth: 0,
+  });
+  // One promise for the wait on the handler, none of its own: the tightest form found.
+  const result = await frames.run({ call }, () => {
+    const started = performance.now();
+    return echo(input.parse(ARGS)).then((value) => {
+      const done = { ok: true, data: output.parse(value) };
+      const durationMs = performance.now() - started;
+      floorAfter({ name: call.name, args: ARGS, context: {}, call, result: done, durationMs });
+      return done;
+    });
+  });
+  sink += result.data.text.length;
 }
 
 async function invokerCall(): Promise<void> {
@@ -120,47 +155,69 @@ async function verify(): Promise<void> {
 async function main(): Promise<void> {
   await verify();
 
+  const paths: Array<[string, Call]> = [
+    ['baseline  parse → handler → parse', baselineCall],
+    ['floor     the same, with frame + hook', floorCall],
+    ["invoker   invoke('bench_echo', …)", invokerCall],
+  ];
   console.log(
     `bench:core — node ${process.version}, ${WARMUP_ROUNDS} warm-up + ${ROUNDS} rounds of ` +
-      `${SLICE_MS} ms per side, interleaved (baseline, invoker)`,
+      `${SLICE_MS} ms per path, interleaved (baseline, floor, invoker)`,
   );
   for (let round = 0; round < WARMUP_ROUNDS; round++) {
-    await slice(baselineCall, SLICE_MS);
-    await slice(invokerCall, SLICE_MS);
+    for (const [, call] of paths) await slice(call, SLICE_MS);
   }
 
   const hooksBefore = hookRuns;
-  let invokerCalls = 0;
-  const baseline: number[] = [];
-  const measured: number[] = [];
+  const floorHooksBefore = floorHookRuns;
+  const calls = paths.map(() => 0);
+  const rates: number[][] = paths.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    baseline.push((await slice(baselineCall, SLICE_MS)).rate);
-    const { calls, rate } = await slice(invokerCall, SLICE_MS);
-    measured.push(rate);
-    invokerCalls += calls;
+    for (const [index, [, call]] of paths.entries()) {
+      const measured = await slice(call, SLICE_MS);
+      rates[index].push(measured.rate);
+      calls[index] += measured.calls;
+    }
   }
-  if (hookRuns - hooksBefore !== invokerCalls) {
-    console.error(
-      `correctness check failed: afterToolCall ran ${hookRuns - hooksBefore} times ` +
-        `during ${invokerCalls} timed calls`,
-    );
-    process.exit(1);
+  for (const [ran, expected, what] of [
+    [hookRuns - hooksBefore, calls[2], 'afterToolCall'],
+    [floorHookRuns - floorHooksBefore, calls[1], "the floor's hook"],
+  ] as const) {
+    if (ran !== expected) {
+      console.error(`correctness check failed: ${what} ran ${ran} times during ${expected} calls`);
+      process.exit(1);
+    }
   }
 
-  const base = median(baseline);
-  const inv = median(measured);
+  const medians = rates.map(median);
+  const [base, floor, inv] = medians;
   const ratio = inv / base;
-  // Each round's two slices ran back to back, so their ratio is steadier under outside load.
-  const paired = median(measured.map((value, round) => value / baseline[round]));
+  // Each round's slices ran back to back, so their ratios are steadier under outside load.
+  const paired = (index: number, over: number) =>
+    median(rates[index].map((value, round) => value / rates[over][round]));
   const range = (values: readonly number[]) =>
     `${Math.round(Math.min(...values)).toLocaleString('en-US')}–${Math.round(Math.max(...values)).toLocaleString('en-US')}`;
+  const pct = (value: number) => `${(value * 100).toFixed(1).padStart(11)}%`;
 
   console.log('');
-  console.log('path                                   median calls/s   per-slice range');
-  console.log(`baseline  parse → handler → parse       ${fmt(base)}   ${range(baseline)}`);
-  console.log(`invoker   invoke('bench_echo', …)       ${fmt(inv)}   ${range(measured)}`);
-  console.log(`invoker / baseline                      ${(ratio * 100).toFixed(1).padStart(11)}%`);
-  console.log(`  (median of the per-round ratios: ${(paired * 100).toFixed(1)}%)`);
+  console.log(
+    'path                                     median calls/s   µs per call   per-slice range',
+  );
+  for (const [index, [label]] of paths.entries()) {
+    console.log(
+      `${label.padEnd(40)} ${fmt(medians[index])}   ${(1e6 / medians[index]).toFixed(2).padStart(11)}   ${range(rates[index])}`,
+    );
+  }
+  console.log('');
+  console.log(
+    `invoker / baseline                       ${pct(ratio)}   (per round: ${(paired(2, 0) * 100).toFixed(1)}%)`,
+  );
+  console.log(
+    `floor / baseline                         ${pct(floor / base)}   (per round: ${(paired(1, 0) * 100).toFixed(1)}%)`,
+  );
+  console.log(
+    `invoker / floor                          ${pct(inv / floor)}   (per round: ${(paired(2, 1) * 100).toFixed(1)}%)`,
+  );
   console.log('');
   console.log(
     `goal: invoker keeps at least ${GOAL * 100}% of the baseline's throughput — ` +

@@ -315,22 +315,61 @@ interface Outcome {
   readonly thrown?: { readonly value: unknown };
 }
 
-// The pipeline reads as async code: each `yield` is an `await` that does not wait for a value
-// that is already there (see drive()). It is split in small generators so the JIT optimises them.
+// The pipeline reads as async code whose `yield` is `await` (see drive()), and it yields only
+// what is pending (`if (isThenable(x)) x = yield x`): a step whose value is already there costs
+// neither a promise nor a suspension.
 function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
-  run.settings.shutdown?.enter(run.state);
+  const { tool, request, settings } = run;
+  const inFlight = settings.shutdown?.enter(run.state);
   let outcome: Outcome;
   try {
     const result: ToolResult = { ok: true, data: yield* attempt(run) };
     if (run.presentation !== undefined) attachPresentation(result, run.presentation);
     outcome = { result };
   } catch (error) {
-    outcome = failure(error, run.settings.mapError);
+    outcome = failure(error, settings.mapError);
   }
-  yield* finish(run, outcome, performance.now() - started);
-  run.settings.shutdown?.leave(run.state);
-  return outcome.result;
+  const durationMs = performance.now() - started;
+
+  // Step 9: `onToolError` (for thrown values), `afterToolCall`, then the event.
+  const { hooks, logger } = settings;
+  const { result, thrown } = outcome;
+  const { context } = run;
+  const { call } = run.state;
+  const name = tool.spec.name;
+  if (thrown) {
+    const error = thrown.value;
+    for (const onError of hooks.error) {
+      try {
+        const pending = observe(
+          logger,
+          'onToolError hook',
+          name,
+          onError({ name, args: request.args, context, call, error }),
+        );
+        if (pending) yield pending;
+      } catch (hookError) {
+        report(logger, 'onToolError hook', name, hookError);
+      }
+    }
+  }
+  if (hooks.after.length > 0) {
+    const options = thrown
+      ? { name, args: request.args, context, call, result, durationMs, error: thrown.value }
+      : { name, args: request.args, context, call, result, durationMs };
+    for (const after of hooks.after) {
+      try {
+        const pending = observe(logger, 'afterToolCall hook', name, after(options));
+        if (pending) yield pending;
+      } catch (hookError) {
+        report(logger, 'afterToolCall hook', name, hookError);
+      }
+    }
+  }
+  if (settings.onCallFinished) emit(run, result, durationMs, settings.onCallFinished);
+  if (inFlight) settings.shutdown!.leave(inFlight);
+  return result;
 }
 
 /** Steps 2 to 8: everything between finding the tool and reporting the outcome. */
@@ -346,16 +385,16 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
       }),
     );
   }
-  const context = (run.context = (yield resolveCallContext(
-    settings,
-    request.context,
-  )) as ToolContext);
+  let context = resolveCallContext(settings, request.context);
+  if (isThenable(context)) context = (yield context) as ToolContext;
+  run.context = context;
 
   let args = request.args ?? {};
   for (const before of settings.hooks.before) {
     let replacement: unknown;
     try {
-      replacement = yield before({ name: spec.name, args, context, call });
+      replacement = before({ name: spec.name, args, context, call });
+      if (isThenable(replacement)) replacement = yield replacement;
     } catch (error) {
       const refusal = normalizeError(error, settings.mapError);
       // A refusal is deliberate; anything scrubbed to an internal error is a bug worth a log line.
@@ -366,27 +405,31 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     if (isPlainObject(replacement)) args = replacement;
   }
 
-  const input = (yield parse(spec.input, args)) as z.ZodSafeParseResult<unknown>;
+  let input = parse(spec.input, args);
+  if (isThenable(input)) input = (yield input) as z.ZodSafeParseResult<unknown>;
   if (!input.success) throw new Refusal(validationError('input', input.error));
 
   let handlerContext: unknown = context;
   if (spec.context) {
-    const parsed = (yield parse(spec.context, context)) as z.ZodSafeParseResult<unknown>;
+    let parsed = parse(spec.context, context);
+    if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
     if (!parsed.success) throw new Refusal(validationError('context', parsed.error));
     handlerContext = parsed.data;
   }
 
   for (const guard of tool.guards) {
     // A tool hidden from this caller's listing does not run for it either.
-    const listed = guard.canList ? yield guard.canList(tool.descriptor, context) : true;
-    const allowed =
-      listed === true &&
-      (yield guard.canActivate({
+    let allowed = guard.canList ? guard.canList(tool.descriptor, context) : true;
+    if (isThenable(allowed)) allowed = (yield allowed) as boolean;
+    if (allowed === true) {
+      allowed = guard.canActivate({
         tool: tool.descriptor,
         input: input.data,
         context: handlerContext,
         call,
-      }));
+      });
+      if (isThenable(allowed)) allowed = (yield allowed) as boolean;
+    }
     if (allowed !== true) {
       throw new Refusal(
         new ToolError('FORBIDDEN', {
@@ -398,16 +441,18 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
 
   // The caller may have given up while hooks or guards were pending.
   if (run.callerSignal?.aborted) throw new Refusal(cancelled(spec));
-  const data = yield settle(
+  let data = settle(
     tool.handler(handlerCall(run, input.data, handlerContext)),
     spec,
     state,
     run.callerSignal,
   );
+  if (isThenable(data)) data = yield data;
 
   let output = data;
   if (spec.output) {
-    const parsed = (yield parse(spec.output, data)) as z.ZodSafeParseResult<unknown>;
+    let parsed = parse(spec.output, data);
+    if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
     if (!parsed.success) throw new OutputMismatch(parsed.error);
     output = parsed.data;
   }
@@ -448,47 +493,6 @@ function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {
     onLog ? handlerLog(logger, name, onLog) : NO_LOG,
     run.state,
   );
-}
-
-/** Step 9: `onToolError` (for thrown values), `afterToolCall`, then the event. */
-function* finish(
-  run: Run,
-  outcome: Outcome,
-  durationMs: number,
-): Generator<unknown, void, unknown> {
-  const { tool, request, settings, context } = run;
-  const { hooks, logger } = settings;
-  const { call } = run.state;
-  const { result, thrown } = outcome;
-  const name = tool.spec.name;
-  if (thrown) {
-    const error = thrown.value;
-    for (const onError of hooks.error) {
-      try {
-        yield observe(
-          logger,
-          'onToolError hook',
-          name,
-          onError({ name, args: request.args, context, call, error }),
-        );
-      } catch (hookError) {
-        report(logger, 'onToolError hook', name, hookError);
-      }
-    }
-  }
-  if (hooks.after.length > 0) {
-    const options = thrown
-      ? { name, args: request.args, context, call, result, durationMs, error: thrown.value }
-      : { name, args: request.args, context, call, result, durationMs };
-    for (const after of hooks.after) {
-      try {
-        yield observe(logger, 'afterToolCall hook', name, after(options));
-      } catch (hookError) {
-        report(logger, 'afterToolCall hook', name, hookError);
-      }
-    }
-  }
-  if (settings.onCallFinished) emit(run, result, durationMs, settings.onCallFinished);
 }
 
 function emit(

@@ -51,4 +51,65 @@ describe('invoker.close', () => {
     // A second close joins the first.
     await expect(invoker.close({ graceMs: 10_000 })).resolves.toBeUndefined();
   });
+
+  describe('with several calls in flight, ending in any order', () => {
+    /** A tool whose calls each wait for their own release, by key. */
+    function keyed() {
+      const releases = new Map<string, () => void>();
+      const signals = new Map<string, AbortSignal>();
+      const tool = defineRuntimeTool({
+        name: 'keyed',
+        description: 'Waits until its key is released',
+        identity: { serviceName: 'demo', action: 'keyed', method: 'GET' },
+        input: z.object({ key: z.string() }),
+        handler: async ({ input, signal }) => {
+          signals.set(input.key, signal);
+          await new Promise<void>((resolve) => releases.set(input.key, resolve));
+          return input.key;
+        },
+      });
+      return { invoker: createToolInvoker([tool]), releases, signals };
+    }
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('drains when the last of them ends, whatever the order', async () => {
+      const { invoker, releases, signals } = keyed();
+      const calls = ['a', 'b', 'c', 'd'].map((key) =>
+        invoker.invoke('keyed', { key }, { transport: 'AGENT' }),
+      );
+      await tick();
+      releases.get('b')!(); // one in the middle
+      releases.get('d')!(); // the newest
+      let drained = false;
+      const closed = invoker.close({ graceMs: 10_000 }).then(() => (drained = true));
+      releases.get('a')!(); // the oldest
+      await tick();
+      expect(drained).toBe(false);
+      releases.get('c')!();
+      await closed;
+      expect(await Promise.all(calls)).toEqual(
+        ['a', 'b', 'c', 'd'].map((key) => ({ ok: true, data: key })),
+      );
+      expect([...signals.values()].map((signal) => signal.aborted)).toEqual([
+        false,
+        false,
+        false,
+        false,
+      ]);
+    });
+
+    it('aborts exactly the calls still running when the grace period ends', async () => {
+      const { invoker, releases, signals } = keyed();
+      for (const key of ['a', 'b', 'c', 'd', 'e']) {
+        void invoker.invoke('keyed', { key }, { transport: 'AGENT' });
+      }
+      await tick();
+      releases.get('b')!();
+      releases.get('e')!();
+      await tick();
+      await invoker.close({ graceMs: 30 });
+      const aborted = [...signals].filter(([, signal]) => signal.aborted).map(([key]) => key);
+      expect(aborted.sort()).toEqual(['a', 'c', 'd']);
+    });
+  });
 });
