@@ -1,4 +1,5 @@
 /** Plain-text tables and number formats for the benchmark reports. */
+import { PINNING } from './server-process.js';
 
 /** Environment number with a fallback; refuses anything that is not a finite number ≥ min. */
 export function envNumber(name: string, fallback: number, min = 0): number {
@@ -55,5 +56,5 @@ export async function machineLine(): Promise<string> {
     .loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
-  return `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${load}`;
+  return `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${load}; ${PINNING}`;
 }

@@ -1,6 +1,7 @@
 /** Benchmark servers as child processes, and what /proc says about them. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BENCH_DIR, BUILD_DIR } from '../shared/paths.js';
@@ -15,6 +16,27 @@ export const CLK_TCK = (() => {
     return 100;
   }
 })();
+
+/**
+ * Whether servers run on core 0 and this harness (the load generator) on core 1, so that the
+ * two never take each other's CPU and a faster server is not slowed by the load it draws. On by
+ * default where `taskset` exists and there are two cores or more; `BENCH_PIN=0` turns it off.
+ */
+export const PINNED = (() => {
+  if (process.env.BENCH_PIN === '0' || availableParallelism() < 2) return false;
+  try {
+    // Every thread of this process (autocannon runs here) moves to core 1.
+    execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** How servers and the load generator share the cores, for the heading of every report. */
+export const PINNING = PINNED
+  ? 'servers pinned to core 0, the load generator to core 1 (BENCH_PIN=0 to share both)'
+  : 'servers and the load generator share every core';
 
 export interface ServerSpec {
   /** Short id, used in BENCH_TARGETS. */
@@ -66,7 +88,10 @@ export async function startServer(
     ...(process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
     ...(options.nodeFlags ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, join(BUILD_DIR, spec.entry)], {
+  const command = [process.execPath, ...nodeFlags, join(BUILD_DIR, spec.entry)];
+  // taskset execs node, so the child's pid is the server's.
+  const [file, ...args] = PINNED ? ['taskset', '-c', '0', ...command] : command;
+  const child: ChildProcess = spawn(file, args, {
     cwd: BENCH_DIR,
     env: {
       ...process.env,
