@@ -25,8 +25,7 @@ export interface InFlight {
  */
 export class Shutdown {
   closing = false;
-  // A linked list rather than a Set: adding and deleting a fresh object costs a Set more than
-  // all the rest of a trivial call.
+  // A linked list rather than a Set: entering and leaving hash no fresh object per call.
   private newest?: InFlight;
   private idle?: () => void;
   private closed?: Promise<void>;

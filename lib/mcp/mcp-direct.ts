@@ -8,7 +8,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { internalErrorResult } from './call-tool-result.js';
-import type { HttpRequestLike } from './mcp-http.js';
+import { abortedOnDisconnect, type HttpRequestLike } from './mcp-http.js';
 import type { McpCallChannel, McpToolSurface } from './mcp-server.factory.js';
 
 type Era = 'legacy' | 'modern';
@@ -129,7 +129,6 @@ export async function answerDirectly(
   direct: DirectRequest,
   surface: McpToolSurface,
   target: ServerResponse,
-  controller: AbortController,
 ): Promise<void> {
   const { era, id } = direct;
   const serverInfo = surface.settings.options.serverInfo;
@@ -201,6 +200,7 @@ export async function answerDirectly(
     target.end(rest);
     return;
   }
+  const controller = abortedOnDisconnect(target);
   const channel: McpCallChannel = {
     requestId: id,
     signal: controller.signal,

@@ -24,6 +24,18 @@ export function nodeResponse(response: HttpResponseLike): ServerResponse {
   return response as ServerResponse;
 }
 
+/**
+ * A controller aborted when the client goes away before its answer is written: made only for
+ * what can be cancelled (a tool call, a request handed to the SDK), not for every request.
+ */
+export function abortedOnDisconnect(target: ServerResponse): AbortController {
+  const controller = new AbortController();
+  target.on('close', () => {
+    if (!target.writableFinished) controller.abort();
+  });
+  return controller;
+}
+
 function webHeaders(headers: IncomingMessage['headers']): Headers {
   const result = new Headers();
   for (const [name, value] of Object.entries(headers)) {

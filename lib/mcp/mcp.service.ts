@@ -20,6 +20,7 @@ import {
 import { ToolInvoker } from '../nest/tool-invoker.service.js';
 import { ToolRequestContext } from '../nest/request-context.js';
 import {
+  abortedOnDisconnect,
   jsonByteLength,
   parsedJsonBody,
   jsonRpcError,
@@ -144,12 +145,9 @@ export class McpService
     if (size > maxBodyBytes) {
       return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
     }
-    const disconnected = new AbortController();
-    target.on('close', () => {
-      if (!target.writableFinished) disconnected.abort();
-    });
     if (!this.hostAndOriginAllowed(request)) {
-      const rejected = this.rejection(toWebRequest(request, disconnected.signal).request);
+      const { signal } = abortedOnDisconnect(target);
+      const rejected = this.rejection(toWebRequest(request, signal).request);
       if (rejected) return writeWebResponse(target, rejected);
     }
     const { surface, handler } = this.prepare();
@@ -157,11 +155,9 @@ export class McpService
       ? directRequest(request, parsedBody, surface, this.options.protocol)
       : undefined;
     if (direct) {
-      return this.requestContext.run(request, () =>
-        answerDirectly(direct, surface, target, disconnected),
-      );
+      return this.requestContext.run(request, () => answerDirectly(direct, surface, target));
     }
-    const { request: webRequest } = toWebRequest(request, disconnected.signal);
+    const { request: webRequest } = toWebRequest(request, abortedOnDisconnect(target).signal);
     if (this.options.protocol === 'legacy' && !(await isLegacyRequest(webRequest, parsedBody))) {
       return jsonRpcError(
         target,
