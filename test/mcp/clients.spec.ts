@@ -1,19 +1,14 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  Controller,
-  Injectable,
-  UnauthorizedException,
-  UseGuards,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { McpEndpoint, ToolsModule } from '../../lib/index.js';
+import { ToolsModule } from '../../lib/index.js';
 import { ADAPTERS } from '../fixtures/apps.js';
 import {
+  ApiKeyGuard,
   GENERATIONS,
+  GlobalApiKeyGuard,
   McpApps,
+  SecureMcpController,
   connectClient,
   mcpTools,
   newSeen,
@@ -383,30 +378,6 @@ describe.each(ADAPTERS)('2025-era cancellation across clients (%s)', (adapter) =
 
 // ---------------------------------------------------------------------------------------------
 // Nest guards on the MCP route.
-
-/** Authenticates the route with an API key header; throws 401 without it. */
-@Injectable()
-class ApiKeyGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest();
-    if (request.headers['x-api-key'] !== 'sesame') {
-      throw new UnauthorizedException('API key required');
-    }
-    return true;
-  }
-}
-
-/** The same check as a global guard that refuses with `false` (403). */
-@Injectable()
-class GlobalApiKeyGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    return context.switchToHttp().getRequest().headers['x-api-key'] === 'sesame';
-  }
-}
-
-@Controller('secure/mcp')
-@UseGuards(ApiKeyGuard)
-class SecureMcpController extends McpEndpoint {}
 
 const GUARD_VARIANTS = [
   {

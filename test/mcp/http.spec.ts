@@ -1,128 +1,52 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request as httpRequest } from 'node:http';
 import { Controller } from '@nestjs/common';
 import { McpEndpoint, ToolsModule, type McpOptions } from '../../lib/index.js';
 import { ADAPTERS } from '../fixtures/apps.js';
+import {
+  ACCEPT,
+  LEGACY_VERSION,
+  MODERN_META,
+  MODERN_VERSION,
+  raw as rawRequest,
+  type Answer as RawAnswer,
+  type RawOptions,
+} from '../fixtures/mcp-http.js';
 import { McpApps, mcpTools, newSeen } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // Raw HTTP helpers. Every answer must come within a bounded time and never be a 500.
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** The JSON-RPC messages of the body: the JSON, or every SSE `data:` line. */
+/** An answer whose body parsed: the JSON, or every SSE `data:` line. */
+interface Answer extends RawAnswer {
   messages: any[];
 }
 
-const TIMEOUT_MS = 5000;
-const LEGACY_VERSION = '2025-06-18';
-const MODERN_VERSION = '2026-07-28';
-const ACCEPT = 'application/json, text/event-stream';
-
-function messagesOf(contentType: string | undefined, text: string): any[] {
-  if (text === '') return [];
-  if (contentType?.startsWith('text/event-stream')) {
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).trim())
-      .filter((data) => data !== '')
-      .map((data) => JSON.parse(data));
-  }
-  return [JSON.parse(text)];
-}
-
-function checked(answer: Answer): Answer {
+function checked(answer: RawAnswer): Answer {
   expect(answer.status).not.toBe(500);
+  if (answer.messages === undefined) {
+    throw new Error(`unparseable ${answer.status} answer: ${answer.text}`);
+  }
   // 202 Accepted (a notification) has no body; every other answer is JSON or SSE with JSON.
   if (answer.status !== 202) expect(answer.messages.length).toBeGreaterThan(0);
-  return answer;
+  return answer as Answer;
 }
 
-/** A request through `node:http`: any Host header, any method, chunked bodies. */
-function raw(
-  url: string,
-  options: {
-    method?: string;
-    headers?: Record<string, string | number>;
-    /** Written as is; an array is written chunk by chunk (chunked encoding). */
-    body?: string | Buffer | Array<string | Buffer>;
-  } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const req = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: options.method ?? 'POST',
-        headers: options.headers,
-        timeout: TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          try {
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              text,
-              messages: messagesOf(res.headers['content-type'], text),
-            });
-          } catch (error) {
-            reject(new Error(`unparseable ${res.statusCode} answer: ${text}`, { cause: error }));
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
-    req.on('error', (error) => {
-      // The server may answer (413) and close before the whole body is written.
-      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') reject(error);
-    });
-    const body = options.body;
-    if (Array.isArray(body)) for (const chunk of body) req.write(chunk);
-    else if (body !== undefined) req.write(body);
-    req.end();
-  }).then((answer) => checked(answer as Answer));
-}
+/** A request through `node:http`, body sent as given (chunked unless it sets a length). */
+const raw = (url: string, options: RawOptions = {}) =>
+  rawRequest(url, { contentLength: false, ...options }).then(checked);
 
-/** A POST through `fetch`. */
-async function post(
-  url: string,
-  body: string | Buffer,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const response = await fetch(url, {
+/** A JSON POST, as a client sends it. */
+const post = (url: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+  raw(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
     body,
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    contentLength: true,
   });
-  const text = await response.text();
-  return checked({
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    text,
-    messages: messagesOf(response.headers.get('content-type') ?? undefined, text),
-  });
-}
 
 const rpc = (method: string, params: Record<string, unknown> = {}, id: number | string = 1) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, params });
-
-const modernMeta = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 const legacyHeaders = { 'mcp-protocol-version': LEGACY_VERSION };
 const modernHeaders = (method: string) => ({
@@ -462,7 +386,7 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
     it('discovers and calls with per-request envelopes', async () => {
       const discover = await post(
         mcpUrl,
-        rpc('server/discover', { _meta: modernMeta }),
+        rpc('server/discover', { _meta: MODERN_META }),
         modernHeaders('server/discover'),
       );
       expect(discover.status).toBe(200);
@@ -470,7 +394,7 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
 
       const call = await post(
         mcpUrl,
-        rpc('tools/call', { name: 'math_square', arguments: { n: 5 }, _meta: modernMeta }, 2),
+        rpc('tools/call', { name: 'math_square', arguments: { n: 5 }, _meta: MODERN_META }, 2),
         { ...modernHeaders('tools/call'), 'mcp-name': 'math_square' },
       );
       expect(call.status).toBe(200);
@@ -539,7 +463,7 @@ describe.each(ADAPTERS)('MCP endpoint options over raw HTTP (%s)', (adapter) => 
 
     const modern = await post(
       mcpUrl,
-      rpc('tools/list', { _meta: modernMeta }, 3),
+      rpc('tools/list', { _meta: MODERN_META }, 3),
       modernHeaders('tools/list'),
     );
     expect(modern.status).toBe(200);
@@ -550,14 +474,14 @@ describe.each(ADAPTERS)('MCP endpoint options over raw HTTP (%s)', (adapter) => 
     const { mcpUrl } = await mcpApp(apps, adapter, { path: '/legacy/mcp', protocol: 'legacy' });
     const modern = await post(
       mcpUrl,
-      rpc('tools/list', { _meta: modernMeta }),
+      rpc('tools/list', { _meta: MODERN_META }),
       modernHeaders('tools/list'),
     );
     expect(modern.status).toBe(400);
     expect(errorCode(modern)).toBe(-32022);
     const discover = await post(
       mcpUrl,
-      rpc('server/discover', { _meta: modernMeta }),
+      rpc('server/discover', { _meta: MODERN_META }),
       modernHeaders('server/discover'),
     );
     expect(discover.status).toBe(400);

@@ -8,11 +8,21 @@ import {
   LOG_LEVEL_META_KEY,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import type { INestApplication, ModuleMetadata } from '@nestjs/common';
+import {
+  Controller,
+  Injectable,
+  UnauthorizedException,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+  type INestApplication,
+  type ModuleMetadata,
+} from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import {
+  McpEndpoint,
   ToolError,
   createRuntimeToolFactory,
   defineRuntimeTool,
@@ -316,3 +326,30 @@ export function textJson(result: { content?: Array<{ type: string; text?: string
   if (!block?.text) throw new Error(`no text block in ${JSON.stringify(result)}`);
   return JSON.parse(block.text);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Nest guards on the MCP route.
+
+/** Authenticates the route with an API key header; throws 401 without it. */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest();
+    if (request.headers['x-api-key'] !== 'sesame') {
+      throw new UnauthorizedException('API key required');
+    }
+    return true;
+  }
+}
+
+/** The same check as a global guard that refuses with `false` (403). */
+@Injectable()
+export class GlobalApiKeyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest().headers['x-api-key'] === 'sesame';
+  }
+}
+
+@Controller('secure/mcp')
+@UseGuards(ApiKeyGuard)
+export class SecureMcpController extends McpEndpoint {}

@@ -3,21 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  Controller,
-  Injectable,
-  UnauthorizedException,
-  UseGuards,
-  type CanActivate,
-  type ExecutionContext,
-  type INestApplication,
-} from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import fc from 'fast-check';
-import { McpEndpoint, ToolInvoker, ToolsModule } from '../../lib/index.js';
+import { ToolInvoker, ToolsModule } from '../../lib/index.js';
 import { AppModule } from '../../sample/app/app.module.js';
 import { SEEDED_USERS } from '../../sample/database/seed.js';
 import {
+  ApiKeyGuard,
+  GlobalApiKeyGuard,
+  SecureMcpController,
   mcpTools,
   newSeen,
   recordingHooks,
@@ -222,27 +217,6 @@ describe.each(ADAPTERS)('Host and Origin checks (%s)', (adapter) => {
 
 // ---------------------------------------------------------------------------------------------
 // A Nest guard on the MCP route.
-
-@Injectable()
-class ApiKeyGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    if (context.switchToHttp().getRequest().headers['x-api-key'] !== 'sesame') {
-      throw new UnauthorizedException('API key required');
-    }
-    return true;
-  }
-}
-
-@Injectable()
-class GlobalApiKeyGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    return context.switchToHttp().getRequest().headers['x-api-key'] === 'sesame';
-  }
-}
-
-@Controller('secure/mcp')
-@UseGuards(ApiKeyGuard)
-class SecureMcpController extends McpEndpoint {}
 
 const GUARDED = [
   {
