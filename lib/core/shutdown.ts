@@ -25,7 +25,7 @@ export interface InFlight {
  */
 export class Shutdown {
   closing = false;
-  // A linked list rather than a Set: entering and leaving hash no fresh object per call.
+  // A linked list rather than a Set, so that entering and leaving hash no object per call.
   private newest?: InFlight;
   private idle?: () => void;
   private closed?: Promise<void>;
