@@ -52,8 +52,10 @@ export class McpService
   private readonly inFlight = new InFlightCalls();
   private readonly hosts: string[];
   private readonly origins: string[];
-  /** The requests being answered, so a shutdown lets their answers be written. */
-  private readonly serving = new Set<Promise<void>>();
+  /** How many requests are being answered, so a shutdown lets their answers be written. */
+  private serving = 0;
+  /** Called when the last request being answered ends, while a shutdown waits. */
+  private idle?: () => void;
   private closing = false;
 
   constructor(
@@ -88,30 +90,21 @@ export class McpService
     this.closing = true;
     const deadline = Date.now() + (this.toolsOptions.shutdownGraceMs ?? 10_000);
     await this.invoker.beforeApplicationShutdown();
-    if (this.serving.size > 0) {
+    if (this.serving > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all(this.serving),
-        new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now()))),
-      ]);
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+        timer = setTimeout(resolve, deadline - Date.now());
+      });
       clearTimeout(timer);
     }
     await this.prepared?.handler.close();
   }
 
-  /** Answers one POST to the endpoint. */
+  /** Answers one POST to the endpoint, whatever happens: it never rejects. */
   async handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> {
-    const served = this.answer(request, nodeResponse(response));
-    this.serving.add(served);
-    try {
-      await served;
-    } finally {
-      this.serving.delete(served);
-    }
-  }
-
-  /** Answers a request, whatever happens: it never rejects. */
-  private async answer(request: HttpRequestLike, target: ServerResponse): Promise<void> {
+    const target = nodeResponse(response);
+    this.serving++;
     try {
       await this.serve(request, target);
     } catch (error) {
@@ -123,6 +116,8 @@ export class McpService
       } else if (!target.writableEnded) {
         target.destroy();
       }
+    } finally {
+      if (--this.serving === 0) this.idle?.();
     }
   }
 
