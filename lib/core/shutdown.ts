@@ -20,8 +20,8 @@ export interface InFlight {
 }
 
 /**
- * The calls an invoker has in flight, so that shutting down can refuse new calls, let running
- * ones finish within a grace period, then abort the handlers still running.
+ * What is in flight — an invoker's calls, an MCP endpoint's requests — so that shutting down can
+ * refuse new work, let running work finish within a grace period, then abort what is left.
  */
 export class Shutdown {
   closing = false;

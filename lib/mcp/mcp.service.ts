@@ -17,6 +17,7 @@ import {
   ProtocolErrorCode,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
+import { Shutdown, type AbortableCall } from '../core/shutdown.js';
 import { ToolInvoker } from '../nest/tool-invoker.service.js';
 import { ToolRequestContext } from '../nest/request-context.js';
 import {
@@ -38,6 +39,8 @@ import { MCP_OPTIONS } from './mcp.constants.js';
 import { TOOLS_MODULE_OPTIONS } from '../nest/tools.constants.js';
 import type { ToolsModuleOptions } from '../nest/interfaces/tools-module-options.interface.js';
 
+const NOTHING_TO_ABORT: AbortableCall = { abort: () => {} };
+
 /**
  * Serves MCP over HTTP for the endpoint controller: Host and Origin checks, the body bound,
  * both protocol eras through the SDK's stateless handler, and the response (JSON or SSE).
@@ -52,10 +55,11 @@ export class McpService
   private readonly inFlight = new InFlightCalls();
   private readonly hosts: string[];
   private readonly origins: string[];
-  /** How many requests are being answered, so a shutdown lets their answers be written. */
-  private serving = 0;
-  /** Called when the last request being answered ends, while a shutdown waits. */
-  private idle?: () => void;
+  /**
+   * The requests being answered, so a shutdown lets their answers be written. Nothing to abort
+   * per request: closing the SDK handler afterwards aborts what it still serves.
+   */
+  private readonly answering = new Shutdown();
   private closing = false;
 
   constructor(
@@ -90,21 +94,14 @@ export class McpService
     this.closing = true;
     const deadline = Date.now() + (this.toolsOptions.shutdownGraceMs ?? 10_000);
     await this.invoker.beforeApplicationShutdown();
-    if (this.serving > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        this.idle = resolve;
-        timer = setTimeout(resolve, deadline - Date.now());
-      });
-      clearTimeout(timer);
-    }
+    await this.answering.close(deadline - Date.now());
     await this.prepared?.handler.close();
   }
 
   /** Answers one POST to the endpoint, whatever happens: it never rejects. */
   async handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> {
     const target = nodeResponse(response);
-    this.serving++;
+    const answering = this.answering.enter(NOTHING_TO_ABORT);
     try {
       await this.serve(request, target);
     } catch (error) {
@@ -117,7 +114,7 @@ export class McpService
         target.destroy();
       }
     } finally {
-      if (--this.serving === 0) this.idle?.();
+      this.answering.leave(answering);
     }
   }
 
