@@ -18,13 +18,13 @@ import {
 import {
   ADAPTERS,
   ERAS,
-  MODERN_META,
   ReliabilityApps,
   callBody,
   eraHeaders,
   fcParams,
   finalMessage,
   leaksIn,
+  listBody,
   post,
   toolPayload,
   waitFor,
@@ -540,12 +540,7 @@ describe.each(ADAPTERS)('failing hooks, guards, resolvers and outputs (%s)', (ad
     for (const era of ERAS) {
       // Without a cursor the endpoint answers directly; with one, the SDK answers.
       for (const params of [{}, { cursor: 'x' }]) {
-        const body = JSON.stringify({
-          jsonrpc: '2.0',
-          id: 7,
-          method: 'tools/list',
-          params: era === 'modern' ? { ...params, _meta: MODERN_META } : params,
-        });
+        const body = listBody(era, 7, params);
         const answer = await post(mcpUrl, body, {
           ...eraHeaders(era, 'tools/list'),
           'x-fault': 'resolver-throws',

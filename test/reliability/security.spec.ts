@@ -22,7 +22,6 @@ import {
 import {
   ADAPTERS,
   ERAS,
-  MODERN_META,
   ReliabilityApps,
   callBody,
   eraHeaders,
@@ -392,12 +391,7 @@ describe.each(ADAPTERS)('canList (%s)', (adapter) => {
       const runs = seen.runs.tenancy_report ?? 0;
       // Listed directly, and through the SDK (a cursor).
       for (const params of [{}, { cursor: 'c' }]) {
-        const body = JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/list',
-          params: era === 'modern' ? { ...params, _meta: MODERN_META } : params,
-        });
+        const body = listBody(era, 1, params);
         const hidden = await post(mcpUrl, body, {
           ...eraHeaders(era, 'tools/list'),
           ...restricted,
