@@ -104,6 +104,11 @@ export interface ToolInvoker {
     transport: ToolTransport,
     options?: { context?: ToolContext },
   ): Promise<readonly ToolDescriptor[]>;
+  /**
+   * Whether `visible` can leave tools out on a transport: some tool exposed there has a guard
+   * with `canList`. When it is `false`, every caller sees the whole manifest.
+   */
+  filtersListing(transport: ToolTransport): boolean;
   /** The compiled tool behind a name on a transport, for surface adapters. */
   find(name: string, transport: ToolTransport): CompiledTool | undefined;
   /**
@@ -270,6 +275,7 @@ export function createToolInvoker(
       const listed = await Promise.all(tools.map((tool) => isListable(tool, context)));
       return Object.freeze(manifest.filter((_, index) => listed[index]));
     },
+    filtersListing: (transport: ToolTransport) => surface(transport).filtersListing,
     find: (name: string, transport: ToolTransport) => surface(transport).byName.get(name),
     close: (closeOptions?: { graceMs?: number }) => shutdown.close(closeOptions?.graceMs ?? 10_000),
   });

@@ -183,22 +183,7 @@ export async function answerDirectly(
       if (error instanceof ProtocolError) return fail(error);
       throw error;
     }
-    // The same list for every caller is written from text serialised once.
-    const head = listAnswerHead(tools, direct, serverInfo);
-    const rest = era === 'modern' ? `${JSON.stringify(id)}}` : `${JSON.stringify(id)}}\n\n`;
-    target.writeHead(
-      200,
-      era === 'modern'
-        ? {
-            'content-type': 'application/json',
-            'content-length': head.length + Buffer.byteLength(rest),
-          }
-        : SSE_HEADERS,
-    );
-    target.cork();
-    target.write(head);
-    target.end(rest);
-    return;
+    return writeListAnswer(direct, tools, surface, target);
   }
   const controller = abortedOnDisconnect(target);
   const channel: McpCallChannel = {
@@ -235,6 +220,34 @@ function modernResult(
     ...(direct.method === 'tools/list' && { ttlMs: 0, cacheScope: 'private' }),
     _meta: { ...(result._meta as object), [SERVER_INFO_META_KEY]: serverInfo },
   };
+}
+
+/**
+ * Writes the answer to a `tools/list` {@link directRequest} accepted, framed as
+ * {@link answerDirectly} frames one. A list every caller sees is written from text serialised
+ * once; only the request's id is encoded per answer.
+ */
+export function writeListAnswer(
+  direct: DirectRequest,
+  tools: readonly Tool[],
+  surface: McpToolSurface,
+  target: ServerResponse,
+): void {
+  const modern = direct.era === 'modern';
+  const head = listAnswerHead(tools, direct, surface.settings.options.serverInfo);
+  const rest = modern ? `${JSON.stringify(direct.id)}}` : `${JSON.stringify(direct.id)}}\n\n`;
+  target.writeHead(
+    200,
+    modern
+      ? {
+          'content-type': 'application/json',
+          'content-length': head.length + Buffer.byteLength(rest),
+        }
+      : SSE_HEADERS,
+  );
+  target.cork();
+  target.write(head);
+  target.end(rest);
 }
 
 // The serialised start of a tools/list answer, per list: the prepared list of an era is one

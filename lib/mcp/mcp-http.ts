@@ -107,11 +107,6 @@ export function jsonByteLength(value: unknown, limit: number): number {
   return size;
 }
 
-/**
- * The web `Request` for a Node request whose body a Nest body parser may already have read.
- * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body read as
- * JSON text or bytes is passed as is. The request's signal fires when the client goes away.
- */
 /** The JSON body a Nest body parser already parsed, if that is what the request carries. */
 export function parsedJsonBody(request: HttpRequestLike): unknown {
   const { body, method = 'POST' } = request;
@@ -127,6 +122,11 @@ export function parsedJsonBody(request: HttpRequestLike): unknown {
     : undefined;
 }
 
+/**
+ * The web `Request` for a Node request whose body a Nest body parser may already have read.
+ * A parsed JSON body is returned as `parsedBody`; an unread body is streamed; a body read as
+ * JSON text or bytes is passed as is. The request's signal fires when the client goes away.
+ */
 export function toWebRequest(
   request: HttpRequestLike,
   signal: AbortSignal,

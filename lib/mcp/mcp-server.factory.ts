@@ -107,6 +107,14 @@ export class McpToolSurface {
   }
 
   /**
+   * The `tools/list` entries of an era when every caller sees them all (no guard has `canList`):
+   * the same frozen array each time. `undefined` when the list depends on the caller.
+   */
+  sharedList(era: Era): readonly Tool[] | undefined {
+    return this.settings.invoker.filtersListing('MCP') ? undefined : this.fullList[era];
+  }
+
+  /**
    * The `tools/list` entries for an era, filtered by the guards' `canList` when any has one.
    * A context resolver or `canList` that throws answers the JSON-RPC `-32603` error: a
    * `ToolError`'s public message, otherwise only "Internal error" (the text stays in the log).

@@ -27,7 +27,7 @@ export class McpEndpoint {
   constructor(@Inject(McpService) protected readonly mcp: McpService) {}
 
   @Post()
-  handle(@Req() request: HttpRequestLike, @Res() response: HttpResponseLike): Promise<void> {
+  handle(@Req() request: HttpRequestLike, @Res() response: HttpResponseLike): Promise<void> | void {
     return this.mcp.handle(request, response);
   }
 

@@ -32,7 +32,7 @@ import {
   type HttpResponseLike,
 } from './mcp-http.js';
 import type { ResolvedMcpOptions } from './mcp-options.interface.js';
-import { answerDirectly, directRequest } from './mcp-direct.js';
+import { answerDirectly, directRequest, writeListAnswer } from './mcp-direct.js';
 import { McpToolSurface } from './mcp-server.factory.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
@@ -98,27 +98,46 @@ export class McpService
     await this.prepared?.handler.close();
   }
 
-  /** Answers one POST to the endpoint, whatever happens: it never rejects. */
-  async handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> {
+  /**
+   * Answers one POST to the endpoint, whatever happens: it never throws and never rejects. An
+   * answer written at once (a list every caller sees, a refusal) returns nothing to await.
+   */
+  handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> | void {
     const target = nodeResponse(response);
+    try {
+      const pending = this.serve(request, target);
+      if (pending) return this.settle(pending, target);
+    } catch (error) {
+      this.failed(error, target);
+    }
+  }
+
+  /** Waits for an answer still being written, tracked so that a shutdown lets it finish. */
+  private async settle(pending: Promise<void>, target: ServerResponse): Promise<void> {
     const answering = this.answering.enter(NOTHING_TO_ABORT);
     try {
-      await this.serve(request, target);
+      await pending;
     } catch (error) {
-      // Nothing the endpoint does should throw; if it does, the client still gets a JSON-RPC
-      // error (Nest's own filter could not answer a hijacked Fastify reply) and no detail.
-      this.logger.error('[toolwright] MCP request failed:', (error as Error)?.stack ?? error);
-      if (!target.headersSent) {
-        jsonRpcError(target, 500, ProtocolErrorCode.InternalError, 'Internal error');
-      } else if (!target.writableEnded) {
-        target.destroy();
-      }
+      this.failed(error, target);
     } finally {
       this.answering.leave(answering);
     }
   }
 
-  private async serve(request: HttpRequestLike, target: ServerResponse): Promise<void> {
+  /**
+   * Nothing the endpoint does should throw; if it does, the client still gets a JSON-RPC error
+   * (Nest's own filter could not answer a hijacked Fastify reply) and no detail.
+   */
+  private failed(error: unknown, target: ServerResponse): void {
+    this.logger.error('[toolwright] MCP request failed:', (error as Error)?.stack ?? error);
+    if (!target.headersSent) {
+      jsonRpcError(target, 500, ProtocolErrorCode.InternalError, 'Internal error');
+    } else if (!target.writableEnded) {
+      target.destroy();
+    }
+  }
+
+  private serve(request: HttpRequestLike, target: ServerResponse): Promise<void> | void {
     if (this.closing) {
       return jsonRpcError(target, 503, -32000, 'Server is shutting down; retry the request.', {
         'retry-after': '1',
@@ -147,8 +166,20 @@ export class McpService
       ? directRequest(request, parsedBody, surface, this.options.protocol)
       : undefined;
     if (direct) {
+      // A list every caller sees needs no request context and nothing awaited.
+      const shared = direct.method === 'tools/list' ? surface.sharedList(direct.era) : undefined;
+      if (shared) return writeListAnswer(direct, shared, surface, target);
       return this.requestContext.run(request, () => answerDirectly(direct, surface, target));
     }
+    return this.throughSdk(request, parsedBody, handler, target);
+  }
+
+  private async throughSdk(
+    request: HttpRequestLike,
+    parsedBody: unknown,
+    handler: McpHttpHandler,
+    target: ServerResponse,
+  ): Promise<void> {
     const { request: webRequest } = toWebRequest(request, abortedOnDisconnect(target).signal);
     if (this.options.protocol === 'legacy' && !(await isLegacyRequest(webRequest, parsedBody))) {
       return jsonRpcError(

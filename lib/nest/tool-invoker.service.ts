@@ -101,6 +101,11 @@ export class ToolInvoker
     return this.ready.visible(transport, options);
   }
 
+  /** Whether `visible` can leave tools out on a transport (some guard there has `canList`). */
+  filtersListing(transport: ToolTransport): boolean {
+    return this.ready.filtersListing(transport);
+  }
+
   /**
    * Shuts down gracefully, with `shutdownGraceMs`: new calls answer `SERVICE_UNAVAILABLE`, running
    * ones may finish. It starts with the first shutdown hook (`onModuleDestroy`), before other

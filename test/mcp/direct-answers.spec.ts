@@ -4,7 +4,13 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { defineRuntimeTool, ToolError, ToolsModule } from '../../lib/index.js';
+import {
+  defineRuntimeTool,
+  McpService,
+  ToolError,
+  ToolsModule,
+  type ToolGuard,
+} from '../../lib/index.js';
 
 /**
  * The endpoint answers tools/list and plain tools/call itself; the SDK server stays the
@@ -205,5 +211,85 @@ describe('direct answers and SDK answers are the same', () => {
     expect(withProgress.messages.at(-1).result.structuredContent).toEqual({ text: 'a' });
     expect(connect).toHaveBeenCalledTimes(2);
     connect.mockRestore();
+  });
+});
+
+describe('a tools/list every caller sees', () => {
+  /** A Node response that records what is written to it. */
+  function recordingResponse() {
+    const written: string[] = [];
+    const response = {
+      headersSent: false,
+      writableEnded: false,
+      writeHead(status: number) {
+        written.push(`status ${status}`);
+        this.headersSent = true;
+      },
+      cork() {},
+      write(chunk: Buffer | string) {
+        written.push(String(chunk));
+      },
+      end(chunk?: Buffer | string) {
+        if (chunk !== undefined) written.push(String(chunk));
+        this.writableEnded = true;
+      },
+      on() {},
+    };
+    return { response, written };
+  }
+  const listRequest = (tenant: string) => ({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...legacy('tools/list').headers, host: 'localhost', 'x-tenant-id': tenant },
+    body: legacy('tools/list').body,
+  });
+  const hidesCrashes: ToolGuard = {
+    canActivate: () => true,
+    canList: (tool, context) => tool.name !== 'crashes' || context.tenantId === 'ops',
+  };
+
+  async function service(guards: ToolGuard[]) {
+    const resolve = jest.fn((request: any) => ({ tenantId: request.headers['x-tenant-id'] }));
+    @Module({ imports: [ToolsModule.forRoot({ registry: tools, guards, context: resolve })] })
+    class AppModule {}
+    const app = (
+      await Test.createTestingModule({ imports: [AppModule] }).compile()
+    ).createNestApplication({ logger: false });
+    await app.init();
+    return { app, mcp: app.get(McpService), resolve };
+  }
+
+  it('is written before handle returns, without resolving a context', async () => {
+    const { app, mcp, resolve } = await service([]);
+    try {
+      const { response, written } = recordingResponse();
+      expect(mcp.handle(listRequest('acme') as any, response as any)).toBeUndefined();
+      expect(written[0]).toBe('status 200');
+      expect(written.join('')).toContain('"name":"crashes"');
+      expect(response.writableEnded).toBe(true);
+      expect(resolve).not.toHaveBeenCalled();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is awaited and filtered per caller when a guard has canList', async () => {
+    const { app, mcp } = await service([hidesCrashes]);
+    try {
+      for (const [tenant, listed] of [
+        ['acme', false],
+        ['ops', true],
+      ] as const) {
+        const { response, written } = recordingResponse();
+        const pending = mcp.handle(listRequest(tenant) as any, response as any);
+        expect(pending).toBeInstanceOf(Promise);
+        await pending;
+        expect(written[0]).toBe('status 200');
+        expect(written.join('').includes('"name":"crashes"')).toBe(listed);
+        expect(written.join('')).toContain('"name":"echo"');
+      }
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -321,6 +321,55 @@ describe('names', () => {
   });
 });
 
+describe('filtersListing', () => {
+  const hides = { canActivate: () => true, canList: () => false };
+  const admits = { canActivate: () => true };
+
+  it('is false without a canList guard, and visible is then the manifest for any context', async () => {
+    const invoker = createToolInvoker(all, { guards: [admits] });
+    for (const transport of ['CLI', 'AGENT', 'MCP'] as const) {
+      expect(invoker.filtersListing(transport)).toBe(false);
+      expect(await invoker.visible(transport, { context: { tenantId: 'x' } })).toBe(
+        invoker.manifest(transport),
+      );
+    }
+  });
+
+  it('is true where a tool exposed on the transport has a canList guard, and only there', async () => {
+    class HiddenTools {
+      hidden() {
+        return {};
+      }
+    }
+    defineToolClass(HiddenTools, {
+      serviceName: 'admin',
+      tools: [
+        {
+          methodName: 'hidden',
+          action: 'hidden',
+          method: 'GET',
+          description: 'Listed to nobody',
+          input: z.object({}),
+          transports: ['CLI'],
+          guards: [hides],
+        },
+      ],
+    });
+    const invoker = createToolInvoker([everywhere, HiddenTools]);
+    expect(invoker.filtersListing('CLI')).toBe(true);
+    expect(invoker.filtersListing('MCP')).toBe(false);
+    expect((await invoker.visible('CLI')).map((tool) => tool.name)).toEqual(['zeta_all']);
+    expect(await invoker.visible('MCP')).toBe(invoker.manifest('MCP'));
+  });
+
+  it('is true on every transport with a global canList guard', () => {
+    const invoker = createToolInvoker(all, { guards: [hides] });
+    for (const transport of ['CLI', 'AGENT', 'MCP'] as const) {
+      expect(invoker.filtersListing(transport)).toBe(true);
+    }
+  });
+});
+
 describe('find', () => {
   it('returns the compiled tool exposed on a transport, or undefined', () => {
     const invoker = createToolInvoker(all);
