@@ -2,7 +2,7 @@
  * `npm run bench:http`: toolwright on Express and on Fastify, `@rekog/mcp-nest` 2.0.5 and the
  * raw SDK rebuilt per request, each serving the same 51 tools as a child process on loopback
  * with NODE_ENV=production, started in turn and interleaved (A B C D A B C D …) over
- * BENCH_ROUNDS rounds. Each start runs four cells — `tools/call echo` then `tools/list`, each on
+ * BENCH_ROUNDS rounds, a fresh process each round. Each start runs four cells — `tools/call echo` then `tools/list`, each on
  * the 2025 era (stateless POSTs after one real `initialize`) and the 2026-07-28 era (the request
  * the real client sends, captured once) — at BENCH_CONNECTIONS connections: BENCH_WARMUP_S of
  * load, then BENCH_DURATION_S measured.
@@ -10,17 +10,29 @@
  * Before and after every cell an answer is parsed and checked (the echoed text, or all 51 tools);
  * when two answers are byte-identical, autocannon also compares every answer under load with
  * that body. Any non-2xx, error, timeout or mismatch fails the run (exit 1): error pages are
- * never measured. Verdicts against the issue's targets are printed, but never fail the run.
+ * never measured. Each figure is the median over the rounds: a server process on a shared machine
+ * can run fast or slow for its whole life, and the median of three processes is not moved by one
+ * of them. Verdicts against the issue's targets are printed, but never fail the run.
  *
  * Environment: BENCH_WARMUP_S (1.5), BENCH_FIRST_WARMUP_S (3, the first cell after a server
- * starts, which also warms what every cell shares), BENCH_DURATION_S (4), BENCH_ROUNDS (2),
+ * starts, which also warms what every cell shares), BENCH_DURATION_S (4), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
  * toolwright-fastify, rekog, sdk), BENCH_NODE_OPTIONS (node flags for the servers).
  */
 import { DEFAULT_TOOL_COUNT } from '../shared/tools.js';
-import { envNumber, fixed, int, kib, machineLine, mean, mib, ms, ratio, table } from './format.js';
 import {
-  cpuPerAnswer,
+  envNumber,
+  fixed,
+  int,
+  kib,
+  machineLine,
+  median,
+  mib,
+  ms,
+  ratio,
+  table,
+} from './format.js';
+import {
   ERAS,
   otherCores,
   runCell,
@@ -45,7 +57,7 @@ import { ALL_TARGETS } from './targets.js';
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1.5);
 const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 3);
 const DURATION_S = envNumber('BENCH_DURATION_S', 4, 0.5);
-const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1));
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1));
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
 const TOOLS = DEFAULT_TOOL_COUNT;
 
@@ -137,11 +149,11 @@ function summarise(target: string, scenario: Scenario, era: Era): Summary | unde
   if (!cell || cell.length === 0) return undefined;
   const rps = cell.map((run) => run.load.rps);
   return {
-    rps: mean(rps),
+    rps: median(rps),
     rpsRange: [Math.min(...rps), Math.max(...rps)],
-    p50: mean(cell.map((run) => run.load.p50)),
-    p99: mean(cell.map((run) => run.load.p99)),
-    cpuUs: cpuPerAnswer(cell),
+    p50: median(cell.map((run) => run.load.p50)),
+    p99: median(cell.map((run) => run.load.p99)),
+    cpuUs: median(cell.map((run) => run.load.cpuUsPerRequest)),
     peakRss: Math.max(...cell.map((run) => run.peakRss)),
     bodyBytes: cell[0].bodyBytes,
     others: otherCores(cell),
@@ -151,7 +163,7 @@ function summarise(target: string, scenario: Scenario, era: Era): Summary | unde
 function report(targets: readonly ServerSpec[]): void {
   const hasBaseline = targets.some((target) => target.id === BASELINE);
   console.log(
-    `\n=== Results: mean of ${ROUNDS} round(s) of ${DURATION_S} s per cell, ${CONNECTIONS} connections ` +
+    `\n=== Results: median of ${ROUNDS} round(s) of ${DURATION_S} s per cell (one process each), ${CONNECTIONS} connections ` +
       `(req/s range over rounds in brackets; CPU = server user+system time per answer; ` +
       `peak RSS = VmHWM at the end of the cell; other cores = CPU other processes on the machine ` +
       `used meanwhile: when it is high, trust the CPU ratios over req/s)`,
@@ -218,7 +230,7 @@ function report(targets: readonly ServerSpec[]): void {
   );
   console.log(
     `Boot (process start → listening): ${targets
-      .map((target) => `${target.label} ${int(mean(bootMs.get(target.id) ?? [NaN]))} ms`)
+      .map((target) => `${target.label} ${int(median(bootMs.get(target.id) ?? [NaN]))} ms`)
       .join('; ')}`,
   );
   if (hasBaseline) verdicts(targets);
