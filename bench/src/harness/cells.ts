@@ -1,5 +1,5 @@
 /** One measured cell: validate, warm up, measure, validate again. Shared by bench:http and bench:scale. */
-import { fixed, int, mib, ms } from './format.js';
+import { fixed, int, median, mib, ms } from './format.js';
 import { assertCleanLoad, measure, warmUp, type LoadResult } from './load.js';
 import { BenchFailure, validateOnce, type Era, type ReplayRequest, type Scenario } from './mcp.js';
 import type { RunningServer } from './server-process.js';
@@ -91,8 +91,16 @@ export async function runCell(
 export const otherCores = (cell: readonly CellRun[]) =>
   cell.reduce((sum, run) => sum + run.load.otherCores, 0) / cell.length;
 
-/** CPU per answer over several runs, weighted by answers. */
-export function cpuPerAnswer(cell: readonly CellRun[]): number {
-  const answers = cell.reduce((sum, run) => sum + run.load.requests, 0);
-  return cell.reduce((sum, run) => sum + run.load.cpuUsPerRequest * run.load.requests, 0) / answers;
+/**
+ * A cell's figures over its rounds, one server start each: medians, so that one start during a
+ * slow period of the machine does not move them.
+ */
+export function cellMedians(cell: readonly CellRun[]) {
+  const of = (figure: (run: CellRun) => number) => median(cell.map(figure));
+  return {
+    rps: of((run) => run.load.rps),
+    p50: of((run) => run.load.p50),
+    p99: of((run) => run.load.p99),
+    cpuUs: of((run) => run.load.cpuUsPerRequest),
+  };
 }

@@ -21,9 +21,6 @@ export const kib = (bytes: number) =>
   bytes >= 1024 * 1024 ? mib(bytes) : `${fixed(bytes / 1024, 1)} KiB`;
 export const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '—');
 
-export const mean = (values: readonly number[]) =>
-  values.reduce((sum, value) => sum + value, 0) / values.length;
-
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

@@ -35,6 +35,7 @@ import {
   table,
 } from './format.js';
 import {
+  cellMedians,
   ERAS,
   otherCores,
   runCell,
@@ -151,11 +152,8 @@ function summarise(target: string, scenario: Scenario, era: Era): Summary | unde
   if (!cell || cell.length === 0) return undefined;
   const rps = cell.map((run) => run.load.rps);
   return {
-    rps: median(rps),
+    ...cellMedians(cell),
     rpsRange: [Math.min(...rps), Math.max(...rps)],
-    p50: median(cell.map((run) => run.load.p50)),
-    p99: median(cell.map((run) => run.load.p99)),
-    cpuUs: median(cell.map((run) => run.load.cpuUsPerRequest)),
     peakRss: Math.max(...cell.map((run) => run.peakRss)),
     bodyBytes: cell[0].bodyBytes,
     others: otherCores(cell),

@@ -6,12 +6,13 @@
  * listening, from the child's ready line; BENCH_BOOTS extra start-only samples per size), all
  * printed as ratios to the 10-tool case.
  *
- * Environment: BENCH_SCALE_SIZES (10,100,1000), BENCH_WARMUP_S (1), BENCH_FIRST_WARMUP_S (3,
+ * Environment: BENCH_SCALE_SIZES (10,100,1000), BENCH_WARMUP_S (1), BENCH_FIRST_WARMUP_S (8,
  * the first cell after a server starts), BENCH_DURATION_S (3),
- * BENCH_ROUNDS (2), BENCH_BOOTS (3), BENCH_CONNECTIONS (10), BENCH_NODE_OPTIONS.
+ * BENCH_ROUNDS (3; figures are medians over the rounds), BENCH_BOOTS (3), BENCH_CONNECTIONS (10),
+ * BENCH_NODE_OPTIONS.
  */
 import {
-  cpuPerAnswer,
+  cellMedians,
   ERAS,
   otherCores,
   runCell,
@@ -19,18 +20,7 @@ import {
   SCENARIOS,
   type CellRun,
 } from './cells.js';
-import {
-  envNumber,
-  fixed,
-  int,
-  kib,
-  machineLine,
-  mean,
-  median,
-  ms,
-  ratio,
-  table,
-} from './format.js';
+import { envNumber, fixed, int, kib, machineLine, median, ms, ratio, table } from './format.js';
 import {
   BenchFailure,
   capture2026,
@@ -44,9 +34,9 @@ import type { ReadyLine } from '../shared/ready.js';
 import { startServer, type ServerSpec } from './server-process.js';
 
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1);
-const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 3);
+const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 8);
 const DURATION_S = envNumber('BENCH_DURATION_S', 3, 0.5);
-const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1));
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1));
 const BOOTS = Math.round(envNumber('BENCH_BOOTS', 3, 0));
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '10,100,1000').split(',').map((raw) => {
@@ -122,16 +112,17 @@ function report(): void {
   const base = SIZES[0];
   const cell = (size: number, scenario: Scenario, era: Era) => {
     const found = runs.get(key(size, scenario, era)) ?? [];
+    const { rps, cpuUs: cpu, p50 } = cellMedians(found);
     return {
-      rps: mean(found.map((run) => run.load.rps)),
-      cpu: cpuPerAnswer(found),
-      p50: mean(found.map((run) => run.load.p50)),
+      rps,
+      cpu,
+      p50,
       bytes: found[0]?.bodyBytes ?? NaN,
       others: otherCores(found),
     };
   };
   console.log(
-    `\n=== Results: mean of ${ROUNDS} round(s) of ${DURATION_S} s per cell, ${CONNECTIONS} ` +
+    `\n=== Results: median of ${ROUNDS} round(s) of ${DURATION_S} s per cell, ${CONNECTIONS} ` +
       `connections; ratios are to the ${int(base)}-tool case`,
   );
 
