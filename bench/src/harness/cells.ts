@@ -1,7 +1,14 @@
 /** One measured cell: validate, warm up, measure, validate again. Shared by bench:http and bench:scale. */
 import { fixed, int, median, mib, ms } from './format.js';
 import { assertCleanLoad, measure, warmUp, type LoadResult } from './load.js';
-import { BenchFailure, validateOnce, type Era, type ReplayRequest, type Scenario } from './mcp.js';
+import {
+  BenchFailure,
+  validateOnce,
+  type Era,
+  type EraRequests,
+  type ReplayRequest,
+  type Scenario,
+} from './mcp.js';
 import type { RunningServer } from './server-process.js';
 
 export const SCENARIOS: readonly Scenario[] = ['call', 'list'];
@@ -85,6 +92,42 @@ export async function runCell(
       `(${int(load.requests)} answers${run.exact ? ', every body compared' : ', status-checked'})`,
   );
   return run;
+}
+
+/** A running server, what its cells replay (no requests for an era: its cells are skipped), and how. */
+export interface CellTarget {
+  readonly server: RunningServer;
+  readonly requests: Readonly<Record<Era, EraRequests | undefined>>;
+  readonly settings: CellSettings;
+}
+
+/**
+ * One round of cells on servers that are all running: each scenario and era is measured on every
+ * server in turn before the next, so that a slower period of the machine falls on all of them
+ * alike rather than on whichever server ran then. The servers' order rotates with the round.
+ */
+export async function runRound(
+  targets: readonly CellTarget[],
+  round: number,
+  record: (target: CellTarget, scenario: Scenario, era: Era, run: CellRun) => void,
+): Promise<void> {
+  const shift = (round - 1) % targets.length;
+  const order = [...targets.slice(shift), ...targets.slice(0, shift)];
+  for (const scenario of SCENARIOS) {
+    for (const era of ERAS) {
+      for (const target of order) {
+        const requests = target.requests[era];
+        if (!requests) continue;
+        const { server, settings } = target;
+        record(
+          target,
+          scenario,
+          era,
+          await runCell(server, round, scenario, era, requests[scenario], settings),
+        );
+      }
+    }
+  }
 }
 
 /** Mean cores used by other processes over several runs. */

@@ -1,19 +1,20 @@
 /**
  * `npm run bench:http`: toolwright on Express and on Fastify, `@rekog/mcp-nest` 2.0.5 and the
  * raw SDK rebuilt per request, each serving the same 51 tools as a child process on loopback
- * with NODE_ENV=production, started in turn and interleaved (A B C D A B C D …) over
- * BENCH_ROUNDS rounds, a fresh process each round. Each start runs four cells — `tools/call echo` then `tools/list`, each on
- * the 2025 era (stateless POSTs after one real `initialize`) and the 2026-07-28 era (the request
- * the real client sends, captured once) — at BENCH_CONNECTIONS connections: BENCH_WARMUP_S of
- * load, then BENCH_DURATION_S measured.
+ * with NODE_ENV=production. Each of BENCH_ROUNDS rounds starts every target (a fresh process per
+ * round) and measures four cells — `tools/call echo` then `tools/list`, each on the 2025 era
+ * (stateless POSTs after one real `initialize`) and the 2026-07-28 era (the request the real
+ * client sends, captured once) — each cell on every target in turn (A B C D, then A B C D for the
+ * next cell; the order rotates every round), at BENCH_CONNECTIONS connections: BENCH_WARMUP_S of
+ * load, then BENCH_DURATION_S measured. The servers not being measured are idle.
  *
  * Before and after every cell an answer is parsed and checked (the echoed text, or all 51 tools);
  * when two answers are byte-identical, autocannon also compares every answer under load with
  * that body. Any non-2xx, error, timeout or mismatch fails the run (exit 1): error pages are
- * never measured. Each figure is the median over the rounds: on a shared machine one start of a
- * server can measure up to a third slower than the next (the machine goes through slower periods),
- * and the median of three starts is not moved by one of them. Verdicts against the issue's targets
- * are printed, but never fail the run.
+ * never measured. The machine goes through slower periods, in which one server can measure up to
+ * a third slower than a minute earlier: interleaving cells makes such a period fall on every
+ * target alike, and each figure is the median over the rounds, which one slow round does not
+ * move. Verdicts against the issue's targets are printed, but never fail the run.
  *
  * Environment: BENCH_WARMUP_S (1.5), BENCH_FIRST_WARMUP_S (8, the first cell after a server
  * starts, which also warms what every cell shares: both Nest servers keep getting faster for
@@ -38,11 +39,12 @@ import {
   cellMedians,
   ERAS,
   otherCores,
-  runCell,
+  runRound,
   SCENARIO_LABEL,
   SCENARIOS,
   type CellRun,
   type CellSettings,
+  type CellTarget,
 } from './cells.js';
 import {
   BenchFailure,
@@ -94,16 +96,17 @@ const SETTINGS: CellSettings = {
   toolCount: TOOLS,
 };
 
-async function runTarget(
+/** Starts a target for a round: its first 2025 session, and whether it speaks 2026-07-28. */
+async function startTarget(
   spec: ServerSpec,
   round: number,
   modern: { requests?: EraRequests },
-): Promise<void> {
+): Promise<CellTarget> {
   const server = await startServer(spec);
   try {
     bootMs.set(spec.id, [...(bootMs.get(spec.id) ?? []), server.ready.bootMs]);
     console.log(
-      `\n[round ${round}] ${spec.label}: pid ${server.pid}, ready in ${int(server.ready.bootMs)} ms`,
+      `[round ${round}] ${spec.label}: pid ${server.pid}, ready in ${int(server.ready.bootMs)} ms`,
     );
     if (!modern.requests) {
       modern.requests = await capture2026(server.url, TOOLS);
@@ -116,23 +119,38 @@ async function runTarget(
     }
     const version = await initialize2025(server.url, spec.label);
     negotiated.set(spec.id, version);
-    const legacy = requests2025(version);
     const modernOk = await speaks2026(server.url, modern.requests.list, `${spec.label} 2026 probe`);
     if (!modernOk) {
       no2026.add(spec.id);
       console.log(`  ${spec.label} does not speak 2026-07-28: its 2026 cells are skipped`);
     }
-    for (const scenario of SCENARIOS) {
-      for (const era of ERAS) {
-        if (era === '2026' && !modernOk) continue;
-        const request = (era === '2025' ? legacy : modern.requests)[scenario];
-        const run = await runCell(server, round, scenario, era, request, SETTINGS);
-        const key = cellKey(spec.id, scenario, era);
-        runs.set(key, [...(runs.get(key) ?? []), run]);
-      }
-    }
-  } finally {
+    const requests = {
+      '2025': requests2025(version),
+      '2026': modernOk ? modern.requests : undefined,
+    };
+    return { server, requests, settings: SETTINGS };
+  } catch (error) {
     await server.stop();
+    throw error;
+  }
+}
+
+/** A round: every target started, then each cell measured on all of them in turn. */
+async function runRoundOf(
+  targets: readonly ServerSpec[],
+  round: number,
+  modern: { requests?: EraRequests },
+): Promise<void> {
+  console.log('');
+  const started: CellTarget[] = [];
+  try {
+    for (const spec of targets) started.push(await startTarget(spec, round, modern));
+    await runRound(started, round, (target, scenario, era, run) => {
+      const key = cellKey(target.server.spec.id, scenario, era);
+      runs.set(key, [...(runs.get(key) ?? []), run]);
+    });
+  } finally {
+    await Promise.all(started.map((target) => target.server.stop()));
   }
 }
 
@@ -294,9 +312,7 @@ async function main(): Promise<void> {
   );
   const started = Date.now();
   const modern: { requests?: EraRequests } = {};
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const target of targets) await runTarget(target, round, modern);
-  }
+  for (let round = 1; round <= ROUNDS; round++) await runRoundOf(targets, round, modern);
   report(targets);
   console.log(
     `\nbench:http took ${fixed((Date.now() - started) / 1000, 0)} s; ${await machineLine()}`,

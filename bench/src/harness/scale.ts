@@ -1,6 +1,7 @@
 /**
  * `npm run bench:scale`: toolwright on Express with 10, 100 and 1,000 registered tools (echo and
- * tool_0 … tool_{N-2}), started in turn and interleaved over BENCH_ROUNDS rounds. For each size:
+ * tool_0 … tool_{N-2}). Each of BENCH_ROUNDS rounds starts a server per size and measures every
+ * cell on each of them in turn, as bench:http does with its targets. For each size:
  * `tools/call echo` and `tools/list` req/s and server CPU per answer on both eras (same cells and
  * validation as bench:http), the `tools/list` answer size, and bootstrap time (process start →
  * listening, from the child's ready line; BENCH_BOOTS extra start-only samples per size), all
@@ -15,10 +16,11 @@ import {
   cellMedians,
   ERAS,
   otherCores,
-  runCell,
+  runRound,
   SCENARIO_LABEL,
   SCENARIOS,
   type CellRun,
+  type CellTarget,
 } from './cells.js';
 import { envNumber, fixed, int, kib, machineLine, median, ms, ratio, table } from './format.js';
 import {
@@ -79,12 +81,17 @@ function recordBoot(size: number, ready: ReadyLine): void {
   boots.set(size, entry);
 }
 
-async function measureSize(size: number, round: number, modern: { requests?: EraRequests }) {
+/** Starts the server of one size for a round, with its first 2025 session. */
+async function startSize(
+  size: number,
+  round: number,
+  modern: { requests?: EraRequests },
+): Promise<CellTarget> {
   const server = await startServer(spec(size));
   try {
     recordBoot(size, server.ready);
     console.log(
-      `\n[round ${round}] ${server.spec.label}: ready in ${int(server.ready.bootMs)} ms ` +
+      `[round ${round}] ${server.spec.label}: ready in ${int(server.ready.bootMs)} ms ` +
         `(app setup ${int(server.ready.setupMs ?? NaN)} ms)`,
     );
     modern.requests ??= await capture2026(server.url, size);
@@ -96,15 +103,25 @@ async function measureSize(size: number, round: number, modern: { requests?: Era
       connections: CONNECTIONS,
       toolCount: size,
     };
-    for (const scenario of SCENARIOS) {
-      for (const era of ERAS) {
-        const request = (era === '2025' ? legacy : modern.requests)[scenario];
-        const run = await runCell(server, round, scenario, era, request, settings);
-        runs.set(key(size, scenario, era), [...(runs.get(key(size, scenario, era)) ?? []), run]);
-      }
-    }
-  } finally {
+    return { server, requests: { '2025': legacy, '2026': modern.requests }, settings };
+  } catch (error) {
     await server.stop();
+    throw error;
+  }
+}
+
+/** A round: the server of every size started, then each cell measured on all of them in turn. */
+async function runSizes(round: number, modern: { requests?: EraRequests }): Promise<void> {
+  console.log('');
+  const started: CellTarget[] = [];
+  try {
+    for (const size of SIZES) started.push(await startSize(size, round, modern));
+    await runRound(started, round, (target, scenario, era, run) => {
+      const size = target.settings.toolCount;
+      runs.set(key(size, scenario, era), [...(runs.get(key(size, scenario, era)) ?? []), run]);
+    });
+  } finally {
+    await Promise.all(started.map((target) => target.server.stop()));
   }
 }
 
@@ -241,14 +258,11 @@ async function main(): Promise<void> {
   );
   const started = Date.now();
   const modern: { requests?: EraRequests } = {};
-  // Sizes in turn, the order reversed every other round (10 100 1000, 1000 100 10, …), so a
-  // drift in the machine's speed falls on every size alike.
-  const order = (round: number) => (round % 2 === 1 ? SIZES : [...SIZES].reverse());
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const size of order(round)) await measureSize(size, round, modern);
-  }
+  for (let round = 1; round <= ROUNDS; round++) await runSizes(round, modern);
+  // Start-only samples, the order reversed every other time (10 100 1000, 1000 100 10, …).
+  const order = (boot: number) => (boot % 2 === 0 ? SIZES : [...SIZES].reverse());
   for (let boot = 0; boot < BOOTS; boot++) {
-    for (const size of order(boot + 1)) {
+    for (const size of order(boot)) {
       const server = await startServer(spec(size));
       recordBoot(size, server.ready);
       await server.stop();
