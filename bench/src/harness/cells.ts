@@ -85,7 +85,7 @@ export async function runCell(
     exact: expectBody !== undefined,
   };
   console.log(
-    `  ${SCENARIO_LABEL[scenario].padEnd(15)} ${era}  ${int(load.rps).padStart(7)} req/s  ` +
+    `  ${server.spec.id.padEnd(23)} ${SCENARIO_LABEL[scenario].padEnd(15)} ${era}  ${int(load.rps).padStart(7)} req/s  ` +
       `p50 ${ms(load.p50).padStart(8)}  p99 ${ms(load.p99).padStart(8)}  ` +
       `${fixed(load.cpuUsPerRequest, 0).padStart(5)} µs CPU/req  peak RSS ${mib(run.peakRss)}  ` +
       `others ${fixed(load.otherCores, 2)} cores  ` +
