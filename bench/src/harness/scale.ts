@@ -8,10 +8,9 @@
  * printed as ratios to the 10-tool case.
  *
  * Environment: BENCH_SCALE_SIZES (10,100,1000), BENCH_WARMUP_S (1), BENCH_FIRST_WARMUP_S (8,
- * the first cell after a server starts), BENCH_DURATION_S (3),
- * BENCH_ROUNDS (5; figures are medians over the rounds: the goals' 10 % margin is smaller than one
- * cell's swing), BENCH_BOOTS (3), BENCH_CONNECTIONS (10),
- * BENCH_NODE_OPTIONS.
+ * the first cell after a server starts), BENCH_DURATION_S (3), BENCH_ROUNDS (5; figures are
+ * medians over the rounds: the goals' 10 % margin is narrower than one cell's swing),
+ * BENCH_BOOTS (3), BENCH_CONNECTIONS (10), BENCH_NODE_OPTIONS.
  */
 import {
   cellMedians,
