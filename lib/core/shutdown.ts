@@ -14,7 +14,8 @@ export function shuttingDown(): ToolError {
 
 /** A call in flight, linked to the calls that entered before and after it. */
 export interface InFlight {
-  readonly call: AbortableCall;
+  /** What to abort when the grace period ends; work that stops on its own has none. */
+  readonly call?: AbortableCall;
   older: InFlight | undefined;
   newer: InFlight | undefined;
 }
@@ -31,7 +32,7 @@ export class Shutdown {
   private closed?: Promise<void>;
 
   /** A call starts running; hand what this returns to `leave`. */
-  enter(call: AbortableCall): InFlight {
+  enter(call?: AbortableCall): InFlight {
     const entry: InFlight = { call, older: this.newest, newer: undefined };
     if (this.newest) this.newest.newer = entry;
     this.newest = entry;
@@ -68,7 +69,7 @@ export class Shutdown {
     }
     for (let entry = this.newest; entry;) {
       const older = entry.older; // read first: an abort may end its call synchronously
-      entry.call.abort(shuttingDown());
+      entry.call?.abort(shuttingDown());
       entry = older;
     }
   }

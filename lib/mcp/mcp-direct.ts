@@ -224,8 +224,8 @@ function modernResult(
 
 /**
  * Writes the answer to a `tools/list` {@link directRequest} accepted, framed as
- * {@link answerDirectly} frames one. A list every caller sees is written from text serialised
- * once; only the request's id is encoded per answer.
+ * {@link answerDirectly} frames one, from the list's serialised head (see `listAnswerHead`) and
+ * the request's id.
  */
 export function writeListAnswer(
   direct: DirectRequest,

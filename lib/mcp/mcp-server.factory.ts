@@ -93,6 +93,8 @@ export interface McpCallChannel {
 export class McpToolSurface {
   private readonly prepared: Record<Era, Map<ToolDescriptor, Tool>>;
   private readonly fullList: Record<Era, readonly Tool[]>;
+  /** Whether a guard's `canList` makes the list depend on the caller (fixed once compiled). */
+  private readonly filtersListing: boolean;
 
   constructor(readonly settings: McpServerFactoryOptions) {
     const manifest = settings.invoker.manifest('MCP');
@@ -104,6 +106,7 @@ export class McpToolSurface {
       modern: Object.freeze([...this.prepared.modern.values()]),
       legacy: Object.freeze([...this.prepared.legacy.values()]),
     };
+    this.filtersListing = settings.invoker.filtersListing('MCP');
   }
 
   /**
@@ -111,7 +114,7 @@ export class McpToolSurface {
    * the same frozen array each time. `undefined` when the list depends on the caller.
    */
   sharedList(era: Era): readonly Tool[] | undefined {
-    return this.settings.invoker.filtersListing('MCP') ? undefined : this.fullList[era];
+    return this.filtersListing ? undefined : this.fullList[era];
   }
 
   /**

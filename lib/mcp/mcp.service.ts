@@ -17,7 +17,7 @@ import {
   ProtocolErrorCode,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { Shutdown, type AbortableCall } from '../core/shutdown.js';
+import { Shutdown } from '../core/shutdown.js';
 import { ToolInvoker } from '../nest/tool-invoker.service.js';
 import { ToolRequestContext } from '../nest/request-context.js';
 import {
@@ -38,8 +38,6 @@ import { InFlightCalls } from './in-flight-calls.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 import { TOOLS_MODULE_OPTIONS } from '../nest/tools.constants.js';
 import type { ToolsModuleOptions } from '../nest/interfaces/tools-module-options.interface.js';
-
-const NOTHING_TO_ABORT: AbortableCall = { abort: () => {} };
 
 /**
  * Serves MCP over HTTP for the endpoint controller: Host and Origin checks, the body bound,
@@ -114,7 +112,7 @@ export class McpService
 
   /** Waits for an answer still being written, tracked so that a shutdown lets it finish. */
   private async settle(pending: Promise<void>, target: ServerResponse): Promise<void> {
-    const answering = this.answering.enter(NOTHING_TO_ABORT);
+    const answering = this.answering.enter();
     try {
       await pending;
     } catch (error) {

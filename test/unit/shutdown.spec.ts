@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
+import { Shutdown } from '../../lib/core/shutdown.js';
 
 const slow = (settle: Promise<void>, seen: { signal?: AbortSignal }) =>
   defineRuntimeTool({
@@ -111,5 +112,28 @@ describe('invoker.close', () => {
       const aborted = [...signals].filter(([, signal]) => signal.aborted).map(([key]) => key);
       expect(aborted.sort()).toEqual(['a', 'c', 'd']);
     });
+  });
+});
+
+describe('Shutdown with work that has nothing to abort', () => {
+  it('waits for it to leave, and ends the grace period without aborting anything', async () => {
+    const shutdown = new Shutdown();
+    const aborted: string[] = [];
+    const quiet = shutdown.enter();
+    const loud = shutdown.enter({ abort: () => aborted.push('loud') });
+    let drained = false;
+    const closed = shutdown.close(5_000).then(() => (drained = true));
+    shutdown.leave(quiet);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    shutdown.leave(loud);
+    await closed;
+    expect(aborted).toEqual([]);
+
+    const late = new Shutdown();
+    late.enter();
+    late.enter({ abort: () => aborted.push('late') });
+    await late.close(10);
+    expect(aborted).toEqual(['late']);
   });
 });

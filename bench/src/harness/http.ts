@@ -136,7 +136,7 @@ async function startTarget(
 }
 
 /** A round: every target started, then each cell measured on all of them in turn. */
-async function runRoundOf(
+async function runTargets(
   targets: readonly ServerSpec[],
   round: number,
   modern: { requests?: EraRequests },
@@ -312,7 +312,7 @@ async function main(): Promise<void> {
   );
   const started = Date.now();
   const modern: { requests?: EraRequests } = {};
-  for (let round = 1; round <= ROUNDS; round++) await runRoundOf(targets, round, modern);
+  for (let round = 1; round <= ROUNDS; round++) await runTargets(targets, round, modern);
   report(targets);
   console.log(
     `\nbench:http took ${fixed((Date.now() - started) / 1000, 0)} s; ${await machineLine()}`,
