@@ -29,35 +29,43 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['lib/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['@nestjs/*'], message: 'lib/core is framework-free.' },
-            { group: ['@modelcontextprotocol/*'], message: 'lib/core is framework-free.' },
-            { group: ['ai', '@langchain/*'], message: 'lib/core is framework-free.' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['lib/ai/**/*.ts', 'lib/langchain/**/*.ts'],
+  // The layers: every import points toward core. core imports nothing else of ours; mcp, ai,
+  // langchain and cli import core (and their own SDK); the Nest glue in nest/ imports them all.
+  layer('lib/core', [], ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*']),
+  layer('lib/mcp', ['core'], ['@nestjs/*', 'ai', '@langchain/*']),
+  layer('lib/cli', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*']),
+  layer('lib/ai', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', '@langchain/*']),
+  layer('lib/langchain', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', 'ai']),
+  layer('lib/nest', ['core', 'mcp', 'cli'], ['ai', '@langchain/*']),
+);
+
+/**
+ * An import rule for one folder of lib/: it may import its own files, the sibling folders in
+ * `allowed`, and no package in `packages`.
+ */
+function layer(folder, allowed, packages) {
+  const name = folder.slice('lib/'.length);
+  const others = ['core', 'mcp', 'nest', 'cli', 'ai', 'langchain'].filter(
+    (other) => other !== name && !allowed.includes(other),
+  );
+  const message = `${folder} may import ${allowed.length ? allowed.join(', ') + ' and ' : ''}its own files only (every import points toward core).`;
+  return {
+    files: [`${folder}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['@nestjs/*', '../nest/*', '../mcp/*'],
-              message: 'The agent adapters work without Nest: import from ../core only.',
+              group: others.flatMap((other) => [`**/${other}/*`, `**/${other}/**`, `**/${other}`]),
+              message,
             },
+            ...(packages.length
+              ? [{ group: packages, message: `${folder} must not import ${packages.join(', ')}.` }]
+              : []),
           ],
         },
       ],
     },
-  },
-);
+  };
+}

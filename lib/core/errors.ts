@@ -92,6 +92,25 @@ export class ToolError extends Error {
 }
 
 /**
+ * A tool definition or collection refused at composition: a bad or duplicate name, a non-object
+ * input schema, a schema JSON Schema cannot express, an unknown registry `disable`/`replace` name,
+ * a module class no module provides. The message names the tool, where it was declared and how to
+ * fix it. Thrown by `defineRuntimeTool`, `defineToolRegistry`, `createToolInvoker`,
+ * `ToolsModule.forRoot()` and `app.init()` alike; never by a call (those answer a `ToolResult`).
+ *
+ * @example
+ * try {
+ *   createToolInvoker([pingTool, otherPing]);
+ * } catch (error) {
+ *   if (error instanceof ToolsConfigurationError) console.error(error.message);
+ *   // Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool health.pong.
+ * }
+ */
+export class ToolsConfigurationError extends Error {
+  override readonly name = 'ToolsConfigurationError';
+}
+
+/**
  * Maps a thrown value the core does not know (such as a Nest `HttpException`) to a `ToolError`.
  * Return `undefined` to leave the value to the default rules.
  */

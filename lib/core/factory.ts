@@ -5,6 +5,7 @@ import {
   type RuntimeToolConfig,
   type ToolInputSchema,
 } from './runtime-tool.js';
+import { ToolsConfigurationError } from './errors.js';
 import { isZodSchema } from './schema.js';
 import type { ToolMethod } from './types.js';
 
@@ -61,7 +62,9 @@ export function createRuntimeToolFactory<C extends z.ZodType>(
 ): RuntimeToolFactory<C> {
   const { serviceName, scope, meta, context } = options;
   if (!isZodSchema(context)) {
-    throw new Error(`Tool factory "${serviceName}" needs a Zod \`context\` schema.`);
+    throw new ToolsConfigurationError(
+      `Tool factory "${serviceName}" needs a Zod \`context\` schema.`,
+    );
   }
   return Object.freeze({
     serviceName,

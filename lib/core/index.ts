@@ -1,15 +1,60 @@
-export * from './types.js';
-export * from './errors.js';
-export * from './result.js';
+// The public surface of `toolwright/core`, listed by name: test/unit/public-surface.spec.ts
+// pins the runtime exports, so a change here is deliberate.
+export { ToolError, ToolsConfigurationError, TOOL_ERROR_STATUS } from './errors.js';
+export type { ErrorMapper, ToolErrorCode, ToolErrorOptions, ValidationIssue } from './errors.js';
+export type { ToolErrorEnvelope, ToolFailure, ToolResult } from './result.js';
 export { presentationOf } from './presentation.js';
-export * from './naming.js';
-export * from './schema.js';
-export * from './runtime-tool.js';
-export * from './tool-class.js';
-export * from './factory.js';
-export * from './registry.js';
-export * from './hooks.js';
-export * from './manifest.js';
+export { defineRuntimeTool } from './runtime-tool.js';
+export type {
+  McpPresentation,
+  RuntimeTool,
+  RuntimeToolConfig,
+  ToolCall,
+  ToolHandler,
+  ToolHandlerResult,
+  ToolPresenters,
+} from './runtime-tool.js';
+export { createRuntimeToolFactory } from './factory.js';
+export type {
+  FactoryToolConfig,
+  RuntimeToolFactory,
+  RuntimeToolFactoryOptions,
+} from './factory.js';
+export type { ToolClassOptions, ToolMethodOptions } from './tool-class.js';
+export { defineToolRegistry } from './registry.js';
+export type {
+  ToolCollection,
+  ToolDefinition,
+  ToolEntry,
+  ToolRegistry,
+  ToolRegistryBuilder,
+} from './registry.js';
+export { createToolInvoker } from './invoker.js';
+export type { InvokeOptions, ToolInvoker, ToolInvokerOptions } from './invoker.js';
+export type { ToolDescriptor } from './manifest.js';
+export type { JsonSchema } from './schema.js';
+export type {
+  AfterToolCallOptions,
+  BeforeToolCallOptions,
+  ToolCallEvent,
+  ToolErrorHookOptions,
+  ToolGuard,
+  ToolGuardContext,
+  ToolHooks,
+  ToolLogger,
+} from './hooks.js';
 export { currentToolCall } from './call-context.js';
-export type { CompiledTool, CallRequest, RunnerSettings } from './runner.js';
-export * from './invoker.js';
+export type { ToolSelection } from './tool-selection.js';
+export type {
+  Class,
+  ToolAnnotations,
+  ToolCallInfo,
+  ToolContext,
+  ToolIdentity,
+  ToolLog,
+  ToolLogLevel,
+  ToolMethod,
+  ToolProgress,
+  ToolSource,
+  ToolTransport,
+} from './types.js';

@@ -1,4 +1,4 @@
-import { ToolError, type ErrorMapper } from './errors.js';
+import { ToolError, ToolsConfigurationError, type ErrorMapper } from './errors.js';
 import {
   composeHooks,
   type ToolCallEvent,
@@ -8,17 +8,13 @@ import {
 } from './hooks.js';
 import { describeTool, type ToolDescriptor } from './manifest.js';
 import { unknownToolMessage } from './naming.js';
-import { Shutdown } from './shutdown.js';
+import { isListable } from './listing.js';
+import { linkCompiledTools } from './compiled-tools.js';
+import { Drain } from './drain.js';
+import { resolveCallContext } from './ambient-context.js';
 import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
 import { toToolError, type ToolResult } from './result.js';
-import {
-  isListable,
-  resolveCallContext,
-  runTool,
-  type CallRequest,
-  type CompiledTool,
-  type RunnerSettings,
-} from './runner.js';
+import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
 import { assertToolSpec, type ToolCall } from './runtime-tool.js';
 import type { ClassTool } from './tool-class.js';
 import {
@@ -109,8 +105,14 @@ export interface ToolInvoker {
    * with `canList`. When it is `false`, every caller sees the whole manifest.
    */
   filtersListing(transport: ToolTransport): boolean;
-  /** The compiled tool behind a name on a transport, for surface adapters. */
-  find(name: string, transport: ToolTransport): CompiledTool | undefined;
+  /**
+   * The descriptor of the tool exposed under a name on a transport (identity, schemas,
+   * annotations, transports), or `undefined` when there is none.
+   *
+   * @example
+   * invoker.find('billing_get_invoice', 'MCP')?.inputSchema;
+   */
+  find(name: string, transport: ToolTransport): ToolDescriptor | undefined;
   /**
    * Shuts down gracefully: new calls answer `SERVICE_UNAVAILABLE` (retryable), running calls get
    * `graceMs` (default 10 s) to finish, then the handlers still running have their signal aborted.
@@ -135,7 +137,7 @@ function defaultBinder(): ClassToolBinder {
   return (tool) => {
     const instance = instantiate(tool.target);
     if (typeof instance[tool.methodName] !== 'function') {
-      throw new Error(
+      throw new ToolsConfigurationError(
         `Tool "${tool.name}" (${tool.origin}) has no method to call: ` +
           `${tool.target.name} has no method "${tool.methodName}".`,
       );
@@ -166,7 +168,9 @@ function compileTool(
   const bound =
     definition.kind === 'class' ? bind(definition) : { handler: definition.handler, guards: [] };
   if (definition.kind === 'class' && typeof bound.handler !== 'function') {
-    throw new Error(`Tool "${definition.name}" (${definition.origin}) has no method to call.`);
+    throw new ToolsConfigurationError(
+      `Tool "${definition.name}" (${definition.origin}) has no method to call.`,
+    );
   }
   return Object.freeze({
     spec: definition,
@@ -218,9 +222,9 @@ export function createToolInvoker(
     return surfaces.get(transport)!;
   };
 
-  const shutdown = new Shutdown();
+  const drain = new Drain();
   const settings: RunnerSettings = Object.freeze({
-    shutdown,
+    drain,
     hooks: composeHooks(options.hooks),
     maxDepth,
     mapError: options.mapError,
@@ -259,7 +263,7 @@ export function createToolInvoker(
     }
   };
 
-  return Object.freeze({
+  const invoker: ToolInvoker = Object.freeze({
     invoke,
     async invokeOrThrow<T>(name: string, args: unknown, invokeOptions: InvokeOptions): Promise<T> {
       const result = await invoke<T>(name, args, invokeOptions);
@@ -271,12 +275,15 @@ export function createToolInvoker(
     async visible(transport: ToolTransport, visibleOptions?: { context?: ToolContext }) {
       const { tools, filtersListing, manifest } = surface(transport);
       if (!filtersListing) return manifest;
-      const context = await resolveCallContext(settings, visibleOptions?.context);
+      const context = await resolveCallContext(settings.resolveContext, visibleOptions?.context);
       const listed = await Promise.all(tools.map((tool) => isListable(tool, context)));
       return Object.freeze(manifest.filter((_, index) => listed[index]));
     },
     filtersListing: (transport: ToolTransport) => surface(transport).filtersListing,
-    find: (name: string, transport: ToolTransport) => surface(transport).byName.get(name),
-    close: (closeOptions?: { graceMs?: number }) => shutdown.close(closeOptions?.graceMs ?? 10_000),
+    find: (name: string, transport: ToolTransport) =>
+      surface(transport).byName.get(name)?.descriptor,
+    close: (closeOptions?: { graceMs?: number }) => drain.close(closeOptions?.graceMs ?? 10_000),
   });
+  linkCompiledTools(invoker, (name, transport) => surface(transport).byName.get(name));
+  return invoker;
 }

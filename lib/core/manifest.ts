@@ -18,16 +18,21 @@ export interface ToolDescriptor {
   readonly outputSchema?: JsonSchema;
 }
 
-/** The frozen descriptor of a tool. */
+/**
+ * The frozen descriptor of a tool. Runs for every tool when an invoker is created, so a schema
+ * JSON Schema cannot express is refused at composition (`ToolsConfigurationError`, see
+ * {@link toJsonSchema}).
+ */
 export function describeTool(spec: ToolSpec): ToolDescriptor {
+  const owner = `Tool "${spec.name}" (${spec.origin})`;
   const descriptor: ToolDescriptor = {
     name: spec.name,
     description: spec.description,
     identity: spec.identity,
     transports: spec.transports,
     annotations: spec.annotations,
-    inputSchema: toJsonSchema(spec.input, 'input'),
-    ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output') }),
+    inputSchema: toJsonSchema(spec.input, 'input', owner),
+    ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output', owner) }),
   };
   return Object.freeze(descriptor);
 }

@@ -1,3 +1,5 @@
+import { ToolsConfigurationError } from './errors.js';
+
 /** Every tool name must match this: deliverable to every model provider. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -27,7 +29,7 @@ export function deriveToolName(serviceName: string, action: string): string {
   const service = snakeCase(serviceName);
   const verb = snakeCase(action);
   if (!service || !verb) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `Cannot derive a tool name from service "${serviceName}" and action "${action}": ` +
         `${service ? 'the action' : 'the service name'} has no letters or digits. Set an explicit \`name\`.`,
     );
@@ -36,7 +38,8 @@ export function deriveToolName(serviceName: string, action: string): string {
 }
 
 /**
- * Refuses a name that does not match {@link TOOL_NAME_PATTERN}, naming where it came from.
+ * Refuses a name that does not match {@link TOOL_NAME_PATTERN}, naming where it came from, with a
+ * `ToolsConfigurationError`.
  *
  * @example
  * assertToolName('billing/get', 'InvoiceTools.get'); // throws
@@ -49,7 +52,9 @@ export function assertToolName(name: string, origin: string): void {
       : name.length === 0
         ? 'is empty'
         : 'must match ^[a-zA-Z0-9_-]{1,64}$';
-  throw new Error(`Tool name "${name}" (${origin}) ${why}. Set a shorter or plainer \`name\`.`);
+  throw new ToolsConfigurationError(
+    `Tool name "${name}" (${origin}) ${why}. Set a shorter or plainer \`name\`.`,
+  );
 }
 
 /** A name and where it was declared, for messages. */
@@ -59,18 +64,23 @@ export interface NamedOrigin {
 }
 
 /**
- * Refuses two entries with the same name, naming both origins.
+ * Refuses two entries with the same name, naming both origins, with a `ToolsConfigurationError`.
  *
  * @example
- * assertUniqueNames([{ name: 'ping', origin: 'pingTool' }, { name: 'ping', origin: 'HealthTools.ping' }]);
- * // Error: Duplicate tool name "ping": declared by pingTool and by HealthTools.ping
+ * assertUniqueNames([
+ *   { name: 'ping', origin: 'runtime tool health.ping' },
+ *   { name: 'ping', origin: 'HealthTools.ping' },
+ * ]);
+ * // ToolsConfigurationError: Duplicate tool name "ping": declared by runtime tool health.ping and by HealthTools.ping.
  */
 export function assertUniqueNames(entries: Iterable<NamedOrigin>, label = 'tool name'): void {
   const seen = new Map<string, string>();
   for (const { name, origin } of entries) {
     const first = seen.get(name);
     if (first !== undefined) {
-      throw new Error(`Duplicate ${label} "${name}": declared by ${first} and by ${origin}.`);
+      throw new ToolsConfigurationError(
+        `Duplicate ${label} "${name}": declared by ${first} and by ${origin}.`,
+      );
     }
     seen.set(name, origin);
   }

@@ -1,3 +1,4 @@
+import { ToolsConfigurationError } from './errors.js';
 import { assertUniqueNames } from './naming.js';
 import { isRuntimeTool, type RuntimeTool } from './runtime-tool.js';
 import { classTools, isClassTool, isToolClass, type ClassTool } from './tool-class.js';
@@ -48,7 +49,7 @@ function describe(entry: unknown): string {
 export function expandEntry(entry: unknown): readonly ToolDefinition[] {
   if (isRuntimeTool(entry) || isClassTool(entry)) return [entry];
   if (isToolClass(entry)) return classTools(entry);
-  throw new Error(
+  throw new ToolsConfigurationError(
     `Not a tool: ${describe(entry)}. Use defineRuntimeTool(...) or a class decorated with @ToolFactory.`,
   );
 }
@@ -92,7 +93,7 @@ export function defineToolRegistry(options: {
   defaults: readonly ToolEntry[];
 }): ToolRegistryBuilder {
   if (!Array.isArray(options?.defaults)) {
-    throw new TypeError(
+    throw new ToolsConfigurationError(
       'defineToolRegistry needs { defaults: [...] }: a list of tools and tool classes.',
     );
   }
@@ -103,7 +104,7 @@ export function defineToolRegistry(options: {
 
   const assertDeclared = (verb: string, name: string) => {
     if (!declared.includes(name)) {
-      throw new Error(
+      throw new ToolsConfigurationError(
         `Tool registry ${verb}("${name}") names no default; declared: ${[...declared].sort().join(', ') || '(none)'}.`,
       );
     }
@@ -119,12 +120,15 @@ export function defineToolRegistry(options: {
     replace(name, tool) {
       assertDeclared('replace', name);
       if (disabled.has(name))
-        throw new Error(`Tool registry cannot replace "${name}": it is disabled.`);
-      if (replaced.has(name)) throw new Error(`Tool registry already replaced "${name}".`);
+        throw new ToolsConfigurationError(
+          `Tool registry cannot replace "${name}": it is disabled.`,
+        );
+      if (replaced.has(name))
+        throw new ToolsConfigurationError(`Tool registry already replaced "${name}".`);
       const replacement = expandEntry(tool).find((candidate) => candidate.name === name);
       if (!replacement) {
         const carried = expandEntry(tool).map((candidate) => `"${candidate.name}"`);
-        throw new Error(
+        throw new ToolsConfigurationError(
           `A replacement for "${name}" must carry that name, not ${carried.join(', ')}.`,
         );
       }
@@ -153,7 +157,7 @@ export function resolveTools(collection: ToolCollection): readonly ToolDefinitio
     return collection.tools;
   }
   if (Array.isArray(collection)) return expandAll(collection);
-  throw new TypeError(
+  throw new ToolsConfigurationError(
     `Expected a tool registry, its build() result or a list of tools, got ${describe(collection)}.`,
   );
 }

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { isObservable, type Observable } from 'rxjs';
 import { z } from 'zod';
+import { resolveCallContext, type AmbientContext } from './ambient-context.js';
 import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
+import { handlerLog, observe, progressReporter, report } from './call-sinks.js';
+import { shuttingDown, type Drain } from './drain.js';
 import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
+import { cancelled, raceHandler, Refusal, type RacingCall } from './handler-race.js';
 import type { ComposedHooks, ToolCallEvent, ToolGuard, ToolLogger } from './hooks.js';
 import type { ToolDescriptor } from './manifest.js';
+import { drive, isThenable } from './maybe-async.js';
 import { attachPresentation } from './presentation.js';
 import { toFailure, type ToolResult } from './result.js';
 import type { ToolCall, ToolPresenters, ToolSpec } from './runtime-tool.js';
-import { shuttingDown, type Shutdown } from './shutdown.js';
-import { drive, isThenable } from './steps.js';
 import type {
   ToolCallInfo,
   ToolContext,
@@ -34,11 +36,11 @@ export interface RunnerSettings {
   readonly maxDepth: number;
   readonly mapError?: ErrorMapper;
   readonly logger: ToolLogger;
-  /** The ambient context of the current request, if any (the Nest layer reads the HTTP request). */
-  readonly resolveContext?: () => ToolContext | undefined | Promise<ToolContext | undefined>;
+  /** The ambient context of the current request, if any. */
+  readonly resolveContext?: AmbientContext;
   readonly onCallFinished?: (event: ToolCallEvent) => void;
-  /** The invoker's in-flight calls, for a graceful shutdown. */
-  readonly shutdown?: Shutdown;
+  /** The invoker's running calls, for a graceful shutdown. */
+  readonly drain?: Drain;
 }
 
 /** One call as a surface hands it to the runner. */
@@ -54,31 +56,34 @@ export interface CallRequest {
   readonly present?: keyof ToolPresenters;
 }
 
-/** A failure the pipeline defines itself (validation, refusal, timeout): not reported to `onToolError`. */
-class Refusal {
-  constructor(readonly error: ToolError) {}
-}
-
 /** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
 class OutputMismatch {
   constructor(readonly error: z.core.$ZodError) {}
 }
 
 /**
- * One call's frame. The abort controller is made only when something asks for the signal or
- * must abort it: most calls never do, and making one is the dearest step of a trivial call.
+ * One call's frame. The abort controller is made only when something asks for the signal:
+ * most calls never do, and making one is the dearest step of a trivial call.
  */
-class CallState implements CallFrame {
+class CallState implements CallFrame, RacingCall {
   #controller?: AbortController;
+  abortReason?: ToolError;
+  stopWaiting?: (reason: ToolError) => void;
 
   constructor(readonly call: ToolCallInfo) {}
 
   get signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
+    if (this.#controller) return this.#controller.signal;
+    if (this.abortReason) return AbortSignal.abort(this.abortReason);
+    return (this.#controller = new AbortController()).signal;
   }
 
+  /** Fires the handler's signal (once) and ends the wait for the handler, if the race is on. */
   abort(reason: ToolError): void {
-    (this.#controller ??= new AbortController()).abort(reason);
+    if (this.abortReason) return;
+    this.abortReason = reason;
+    this.#controller?.abort(reason);
+    this.stopWaiting?.(reason);
   }
 }
 
@@ -101,41 +106,18 @@ class HandlerCall implements ToolCall<unknown, unknown> {
   }
 }
 
-const NO_LOG: ToolLog = Object.freeze({
-  debug: () => {},
-  info: () => {},
-  warning: () => {},
-  error: () => {},
-});
-const NO_PROGRESS = () => {};
-
 // Call ids: unique per process by a counter, across processes by a random prefix.
 const ID_PREFIX = randomBytes(6).toString('hex');
 let lastId = 0;
+
+function nextId(): string {
+  return `${ID_PREFIX}-${(++lastId).toString(36)}`;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
-}
-
-/** Reports a failed sink or hook; the message is only built when something failed. */
-function report(logger: ToolLogger, what: string, name: string, error: unknown): void {
-  logger.error(`[toolwright] ${what} failed for "${name}":`, error);
-}
-
-/** Calls a sink or hook whose failure is only logged; a promise only if it is async. */
-function observe(
-  logger: ToolLogger,
-  what: string,
-  name: string,
-  value: unknown,
-): void | Promise<void> {
-  if (!isThenable(value)) return;
-  return Promise.resolve(value).then(
-    () => undefined,
-    (error) => report(logger, what, name, error),
-  );
 }
 
 function parse(schema: z.ZodType, value: unknown) {
@@ -148,110 +130,8 @@ function parse(schema: z.ZodType, value: unknown) {
   }
 }
 
-function lastValue<T>(source: Observable<T>, signal: AbortSignal): Promise<T | undefined> {
-  return new Promise((resolve, reject) => {
-    let last: T | undefined;
-    const subscription = source.subscribe({
-      next: (value) => (last = value),
-      error: reject,
-      complete: () => resolve(last),
-    });
-    signal.addEventListener('abort', () => subscription.unsubscribe(), { once: true });
-  });
-}
-
-/**
- * The handler's outcome, unless the tool's timeout passes or the caller cancels first; either
- * way the handler's signal is aborted and its late outcome is ignored.
- */
-function settle(
-  produced: unknown,
-  spec: ToolSpec,
-  state: CallState,
-  callerSignal: AbortSignal | undefined,
-): unknown {
-  const pending = isObservable(produced) ? lastValue(produced, state.signal) : produced;
-  if (spec.timeoutMs === undefined && callerSignal === undefined) return pending;
-  if (!isThenable(pending) && !callerSignal?.aborted) return pending;
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onAbort);
-    };
-    const stop = (error: ToolError) => {
-      done();
-      state.abort(error);
-      reject(new Refusal(error));
-    };
-    const onAbort = () => stop(cancelled(spec));
-    if (callerSignal?.aborted) return onAbort();
-    // The deadline is also checked when the handler settles: with the event loop lagging, the
-    // handler's own timers may run before the timeout's, and a late outcome is still late.
-    let deadline = Infinity;
-    if (spec.timeoutMs !== undefined) {
-      const ms = spec.timeoutMs;
-      deadline = performance.now() + ms;
-      timer = setTimeout(() => stop(timedOut(spec, ms)), ms);
-    }
-    callerSignal?.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(pending).then(
-      (value) => {
-        if (performance.now() >= deadline) return stop(timedOut(spec, spec.timeoutMs!));
-        done();
-        resolve(value);
-      },
-      (error: unknown) => {
-        if (performance.now() >= deadline) return stop(timedOut(spec, spec.timeoutMs!));
-        done();
-        reject(error);
-      },
-    );
-  });
-}
-
-function timedOut(spec: ToolSpec, ms: number): ToolError {
-  return new ToolError('REQUEST_TIMEOUT', {
-    message: `Tool "${spec.name}" did not finish within ${ms} ms.`,
-  });
-}
-
-function cancelled(spec: ToolSpec): ToolError {
-  return new ToolError('REQUEST_ABORTED', { message: `The call to "${spec.name}" was cancelled.` });
-}
-
 function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined) {
   return a && b ? AbortSignal.any([a, b]) : (a ?? b);
-}
-
-const NO_CONTEXT: ToolContext = Object.freeze({});
-
-function mergeContext(ambient: ToolContext | undefined, explicit: ToolContext | undefined) {
-  if (!ambient) return explicit ?? NO_CONTEXT;
-  return explicit ? { ...ambient, ...explicit } : ambient;
-}
-
-/**
- * A call's raw context: the ambient context of the current request (if any) with the caller's
- * explicit context merged over it. Synchronous when the resolver is.
- */
-export function resolveCallContext(
-  settings: Pick<RunnerSettings, 'resolveContext'>,
-  explicit: ToolContext | undefined,
-): ToolContext | Promise<ToolContext> {
-  if (!settings.resolveContext) return explicit ?? NO_CONTEXT;
-  const ambient = settings.resolveContext();
-  return isThenable(ambient)
-    ? Promise.resolve(ambient).then((resolved) => mergeContext(resolved, explicit))
-    : mergeContext(ambient, explicit);
-}
-
-/** Whether every guard of a tool lets it be listed for a context. */
-export async function isListable(tool: CompiledTool, context: ToolContext): Promise<boolean> {
-  for (const guard of tool.guards) {
-    if (guard.canList && (await guard.canList(tool.descriptor, context)) !== true) return false;
-  }
-  return true;
 }
 
 /**
@@ -289,10 +169,6 @@ export function runTool(
   return runInFrame(run.state, () => drive(execute(run)));
 }
 
-function nextId(): string {
-  return `${ID_PREFIX}-${(++lastId).toString(36)}`;
-}
-
 /** Everything one call's pipeline reads and writes. */
 class Run {
   context: ToolContext;
@@ -307,7 +183,46 @@ class Run {
   ) {
     this.context = request.context ?? NO_CONTEXT;
   }
+
+  get name(): string {
+    return this.tool.spec.name;
+  }
+
+  /**
+   * A thrown value as the caller may see it. The application's mapper is consulted like a hook:
+   * if it throws, or answers something that is not a `ToolError`, that is reported and the value
+   * is normalised as if there were no mapper.
+   */
+  normalize(error: unknown): ToolError {
+    const { mapError, logger } = this.settings;
+    if (!mapError || ToolError.is(error)) return normalizeError(error);
+    let mapped: unknown;
+    try {
+      mapped = mapError(error);
+    } catch (mapperError) {
+      report(logger, 'mapError', this.name, mapperError);
+      return normalizeError(error);
+    }
+    if (mapped === undefined) return normalizeError(error);
+    if (ToolError.is(mapped)) return mapped;
+    report(logger, 'mapError', this.name, new TypeError('mapError returned a non-ToolError value'));
+    return normalizeError(error);
+  }
+
+  /** `onToolError` for a value the handler threw after its call was answered. */
+  lateThrow(error: unknown): void {
+    const { hooks, logger } = this.settings;
+    const { name, context, request } = this;
+    const { call } = this.state;
+    for (const onError of hooks.error) {
+      void observe(logger, 'onToolError hook', name, () =>
+        onError({ name, args: request.args, context, call, error }),
+      );
+    }
+  }
 }
+
+const NO_CONTEXT: ToolContext = Object.freeze({});
 
 /** How a call ended: its result, and the value a guard or the handler threw, if any. */
 interface Outcome {
@@ -320,72 +235,68 @@ interface Outcome {
 // neither a promise nor a suspension.
 function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
-  const { tool, request, settings } = run;
-  const inFlight = settings.shutdown?.enter(run.state);
-  let outcome: Outcome;
+  const { request, settings, name } = run;
+  const running = settings.drain?.enter(run.state);
   try {
-    const result: ToolResult = { ok: true, data: yield* attempt(run) };
-    if (run.presentation !== undefined) attachPresentation(result, run.presentation);
-    outcome = { result };
-  } catch (error) {
-    outcome = failure(error, settings.mapError);
-  }
-  const durationMs = performance.now() - started;
+    let outcome: Outcome;
+    try {
+      const result: ToolResult = { ok: true, data: yield* attempt(run) };
+      if (run.presentation !== undefined) attachPresentation(result, run.presentation);
+      outcome = { result };
+    } catch (error) {
+      outcome = failure(run, error);
+    }
+    const durationMs = performance.now() - started;
 
-  // Step 9: `onToolError` (for thrown values), `afterToolCall`, then the event.
-  const { hooks, logger } = settings;
-  const { result, thrown } = outcome;
-  const { context } = run;
-  const { call } = run.state;
-  const name = tool.spec.name;
-  if (thrown) {
-    const error = thrown.value;
-    for (const onError of hooks.error) {
-      try {
-        const pending = observe(
-          logger,
-          'onToolError hook',
-          name,
+    // Step 9: `onToolError` (for thrown values), `afterToolCall`, then the event. Each is
+    // observed: a throw or rejection is reported and changes nothing.
+    const { hooks, logger } = settings;
+    const { result, thrown } = outcome;
+    const { context } = run;
+    const { call } = run.state;
+    if (thrown) {
+      const error = thrown.value;
+      for (const onError of hooks.error) {
+        const pending = observe(logger, 'onToolError hook', name, () =>
           onError({ name, args: request.args, context, call, error }),
         );
         if (pending) yield pending;
-      } catch (hookError) {
-        report(logger, 'onToolError hook', name, hookError);
       }
     }
-  }
-  if (hooks.after.length > 0) {
-    const options = thrown
-      ? { name, args: request.args, context, call, result, durationMs, error: thrown.value }
-      : { name, args: request.args, context, call, result, durationMs };
-    for (const after of hooks.after) {
-      try {
-        const pending = observe(logger, 'afterToolCall hook', name, after(options));
+    if (hooks.after.length > 0) {
+      const options = thrown
+        ? { name, args: request.args, context, call, result, durationMs, error: thrown.value }
+        : { name, args: request.args, context, call, result, durationMs };
+      for (const after of hooks.after) {
+        const pending = observe(logger, 'afterToolCall hook', name, () => after(options));
         if (pending) yield pending;
-      } catch (hookError) {
-        report(logger, 'afterToolCall hook', name, hookError);
       }
     }
+    const listener = settings.onCallFinished;
+    if (listener) {
+      const event = callEvent(run, result, durationMs);
+      void observe(logger, 'call event listener', name, () => listener(event));
+    }
+    return result;
+  } finally {
+    if (running) settings.drain!.leave(running);
   }
-  if (settings.onCallFinished) emit(run, result, durationMs, settings.onCallFinished);
-  if (inFlight) settings.shutdown!.leave(inFlight);
-  return result;
 }
 
 /** Steps 2 to 8: everything between finding the tool and reporting the outcome. */
 function* attempt(run: Run): Generator<unknown, unknown, unknown> {
-  const { tool, request, settings, state } = run;
+  const { tool, request, settings, state, name } = run;
   const { spec } = tool;
   const { call } = state;
-  if (settings.shutdown?.closing) throw new Refusal(shuttingDown());
+  if (settings.drain?.closing) throw new Refusal(shuttingDown());
   if (call.depth > settings.maxDepth) {
     throw new Refusal(
       new ToolError('RECURSION_LIMIT', {
-        message: `Tool "${spec.name}" was called at depth ${call.depth}, beyond the limit of ${settings.maxDepth}.`,
+        message: `Tool "${name}" was called at depth ${call.depth}, beyond the limit of ${settings.maxDepth}.`,
       }),
     );
   }
-  let context = resolveCallContext(settings, request.context);
+  let context = resolveCallContext(settings.resolveContext, request.context);
   if (isThenable(context)) context = (yield context) as ToolContext;
   run.context = context;
 
@@ -393,13 +304,13 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   for (const before of settings.hooks.before) {
     let replacement: unknown;
     try {
-      replacement = before({ name: spec.name, args, context, call });
+      replacement = before({ name, args, context, call });
       if (isThenable(replacement)) replacement = yield replacement;
     } catch (error) {
-      const refusal = normalizeError(error, settings.mapError);
+      const refusal = run.normalize(error);
       // A refusal is deliberate; anything scrubbed to an internal error is a bug worth a log line.
       if (refusal.code === 'INTERNAL_SERVER_ERROR')
-        report(settings.logger, 'beforeToolCall hook', spec.name, error);
+        report(settings.logger, 'beforeToolCall hook', name, error);
       throw new Refusal(refusal);
     }
     if (isPlainObject(replacement)) args = replacement;
@@ -432,20 +343,19 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     }
     if (allowed !== true) {
       throw new Refusal(
-        new ToolError('FORBIDDEN', {
-          message: `The call to "${spec.name}" was refused by a guard.`,
-        }),
+        new ToolError('FORBIDDEN', { message: `The call to "${name}" was refused by a guard.` }),
       );
     }
   }
 
   // The caller may have given up while hooks or guards were pending.
   if (run.callerSignal?.aborted) throw new Refusal(cancelled(spec));
-  let data = settle(
+  let data = raceHandler(
     tool.handler(handlerCall(run, input.data, handlerContext)),
     spec,
     state,
     run.callerSignal,
+    run,
   );
   if (isThenable(data)) data = yield data;
 
@@ -462,49 +372,41 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   return output;
 }
 
-/** The outcome of a value thrown out of the pipeline. */
-function failure(error: unknown, mapError: ErrorMapper | undefined): Outcome {
+const INTERNAL = () => new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' });
+
+/** The outcome of a value thrown out of the pipeline. It never throws, whatever was thrown. */
+function failure(run: Run, error: unknown): Outcome {
   if (error instanceof Refusal) return { result: { ok: false, error: toFailure(error.error) } };
   if (error instanceof OutputMismatch) {
-    return {
-      result: {
-        ok: false,
-        error: toFailure(
-          new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' }),
-        ),
-      },
-      thrown: { value: error.error },
-    };
+    return { result: { ok: false, error: toFailure(INTERNAL()) }, thrown: { value: error.error } };
   }
-  return {
-    result: { ok: false, error: toFailure(normalizeError(error, mapError)) },
-    thrown: { value: error },
-  };
+  let failure;
+  try {
+    failure = toFailure(run.normalize(error));
+  } catch (normalizeFailure) {
+    // A thrown value that throws when looked at (a hostile proxy) is still an internal error.
+    report(run.settings.logger, 'error normalisation', run.name, normalizeFailure);
+    failure = toFailure(INTERNAL());
+  }
+  return { result: { ok: false, error: failure }, thrown: { value: error } };
 }
 
 function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {
   const { onProgress, onLog } = run.request;
   const { logger } = run.settings;
-  const name = run.tool.spec.name;
   return new HandlerCall(
     input,
     context,
-    onProgress ? progressReporter(logger, name, onProgress) : NO_PROGRESS,
-    onLog ? handlerLog(logger, name, onLog) : NO_LOG,
+    progressReporter(logger, run.name, onProgress),
+    handlerLog(logger, run.name, onLog),
     run.state,
   );
 }
 
-function emit(
-  run: Run,
-  result: ToolResult,
-  durationMs: number,
-  listener: (event: ToolCallEvent) => void,
-): void {
+function callEvent(run: Run, result: ToolResult, durationMs: number): ToolCallEvent {
   const { call } = run.state;
-  const name = run.tool.spec.name;
-  const event: ToolCallEvent = {
-    name,
+  return {
+    name: run.name,
     identity: run.tool.spec.identity,
     transport: call.transport,
     source: call.source,
@@ -515,41 +417,4 @@ function emit(
     ...(call.parentId !== undefined && { parentId: call.parentId }),
     depth: call.depth,
   };
-  try {
-    observe(run.settings.logger, 'call event listener', name, listener(event));
-  } catch (error) {
-    report(run.settings.logger, 'call event listener', name, error);
-  }
-}
-
-/** Calls a sink that must never disturb the call. */
-function sinkCall(logger: ToolLogger, name: string, what: string, fn: () => unknown): void {
-  try {
-    observe(logger, what, name, fn());
-  } catch (error) {
-    report(logger, what, name, error);
-  }
-}
-
-function progressReporter(
-  logger: ToolLogger,
-  name: string,
-  sink: NonNullable<CallRequest['onProgress']>,
-) {
-  return (progress: ToolProgress) => sinkCall(logger, name, 'progress sink', () => sink(progress));
-}
-
-function handlerLog(
-  logger: ToolLogger,
-  name: string,
-  sink: NonNullable<CallRequest['onLog']>,
-): ToolLog {
-  const at = (level: ToolLogLevel) => (message: string, data?: unknown) =>
-    sinkCall(logger, name, 'log sink', () => sink(level, message, data));
-  return Object.freeze({
-    debug: at('debug'),
-    info: at('info'),
-    warning: at('warning'),
-    error: at('error'),
-  });
 }

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
+import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
 import { isObjectSchema, isZodSchema } from './schema.js';
 import {
@@ -154,7 +155,9 @@ export interface ToolDeclaration {
 export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec {
   const { identity } = declaration;
   if (typeof identity !== 'object' || identity === null) {
-    throw new Error(`Tool ${origin} has no identity: give it { serviceName, action, method }.`);
+    throw new ToolsConfigurationError(
+      `Tool ${origin} has no identity: give it { serviceName, action, method }.`,
+    );
   }
   const spec: Record<string, unknown> = {
     name: declaration.name ?? deriveToolName(identity.serviceName, identity.action),
@@ -173,54 +176,77 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
 }
 
 /**
- * Refuses a tool that cannot be mounted, with a message naming it and saying how to fix it:
- * a bad name, a non-object input schema, an unknown method or transport, an empty transport list.
+ * Refuses a tool that cannot be mounted with a `ToolsConfigurationError` naming it and saying how
+ * to fix it: a bad name, a non-object input schema, an unknown method or transport, an empty
+ * transport list. (Schemas JSON Schema cannot express are refused by `describeTool`.)
  */
 export function assertToolSpec(spec: ToolSpec): void {
   const where = `${spec.origin}`;
   assertToolName(spec.name, where);
   if (typeof spec.description !== 'string' || spec.description.trim() === '') {
-    throw new Error(`Tool "${spec.name}" (${where}) needs a non-empty description.`);
+    throw new ToolsConfigurationError(
+      `Tool "${spec.name}" (${where}) needs a non-empty description.`,
+    );
   }
   if (!TOOL_METHODS.includes(spec.identity.method)) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) has method "${String(spec.identity.method)}"; use one of ${TOOL_METHODS.join(', ')}.`,
     );
   }
   if (!isObjectSchema(spec.input)) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) must have a Zod object input schema (z.object({...})); ` +
         `wrap a scalar or union in an object.`,
     );
   }
   if (spec.output !== undefined && !isZodSchema(spec.output)) {
-    throw new Error(`Tool "${spec.name}" (${where}) has an output that is not a Zod schema.`);
+    throw new ToolsConfigurationError(
+      `Tool "${spec.name}" (${where}) has an output that is not a Zod schema.`,
+    );
   }
   if (spec.context !== undefined && !isZodSchema(spec.context)) {
-    throw new Error(`Tool "${spec.name}" (${where}) has a context that is not a Zod schema.`);
+    throw new ToolsConfigurationError(
+      `Tool "${spec.name}" (${where}) has a context that is not a Zod schema.`,
+    );
   }
   if (spec.transports.length === 0) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) must be exposed on at least one transport; omit \`transports\` for MCP and AGENT.`,
     );
   }
   for (const transport of spec.transports) {
     if (!TOOL_TRANSPORTS.includes(transport)) {
-      throw new Error(
+      throw new ToolsConfigurationError(
         `Tool "${spec.name}" (${where}) lists unknown transport "${String(transport)}"; use ${TOOL_TRANSPORTS.join(', ')}.`,
       );
     }
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) has timeoutMs ${spec.timeoutMs}; use a positive number.`,
     );
   }
   if (spec.present !== undefined && spec.output === undefined) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) has presenters but no output schema to present.`,
     );
   }
+}
+
+/**
+ * Where a runtime tool was declared, for messages: `runtime tool serviceName.action` (its
+ * identity, which tells two tools of the same explicit name apart).
+ *
+ * @example
+ * runtimeToolOrigin({ identity: { serviceName: 'billing', action: 'getInvoice', method: 'GET' } });
+ * // 'runtime tool billing.getInvoice'
+ */
+export function runtimeToolOrigin(config: { name?: string; identity?: ToolIdentity }): string {
+  const { identity } = config;
+  if (typeof identity !== 'object' || identity === null) {
+    return `runtime tool "${config.name ?? '(unnamed)'}"`;
+  }
+  return `runtime tool ${identity.serviceName}.${identity.action}`;
 }
 
 /**
@@ -241,11 +267,11 @@ export function defineRuntimeTool<
   O extends z.ZodType | undefined = undefined,
   C extends z.ZodType | undefined = undefined,
 >(config: RuntimeToolConfig<I, O, C>): RuntimeTool<I, O, C> {
-  const origin = `runtime tool "${config.name ?? `${config.identity?.serviceName}.${config.identity?.action}`}"`;
+  const origin = runtimeToolOrigin(config);
   const spec = toolSpec(config, origin);
   assertToolSpec(spec);
   if (typeof config.handler !== 'function') {
-    throw new Error(`Tool "${spec.name}" (${origin}) needs a handler function.`);
+    throw new ToolsConfigurationError(`Tool "${spec.name}" (${origin}) needs a handler function.`);
   }
   return Object.freeze({ ...spec, kind: 'runtime', handler: config.handler }) as RuntimeTool<
     I,

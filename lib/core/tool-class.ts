@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { ToolsConfigurationError } from './errors.js';
 import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
 import type { Class, ToolAnnotations, ToolMethod, ToolTransport } from './types.js';
 
@@ -93,7 +94,7 @@ export function classTools(target: Class): readonly ClassTool[] {
   if (cached) return cached;
   const metadata = getToolClassMetadata(target);
   if (!metadata) {
-    throw new Error(
+    throw new ToolsConfigurationError(
       `${target.name || 'This class'} is not a tool class: decorate it with @ToolFactory and its methods with @Tool.`,
     );
   }

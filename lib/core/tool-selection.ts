@@ -1,3 +1,4 @@
+import { compiledTool } from './compiled-tools.js';
 import type { ToolInvoker } from './invoker.js';
 import { unknownToolMessage } from './naming.js';
 import type { CompiledTool } from './runner.js';
@@ -25,7 +26,7 @@ export interface ToolSelection {
  * selectTools(invoker, 'AGENT', { exclude: ['billing_void_invoice'] }, 'createAgentTools');
  */
 export function selectTools(
-  invoker: Pick<ToolInvoker, 'manifest' | 'names' | 'find'>,
+  invoker: ToolInvoker,
   transport: ToolTransport,
   selection: ToolSelection = {},
   caller = 'selectTools',
@@ -46,5 +47,5 @@ export function selectTools(
   return invoker
     .manifest(transport)
     .filter(({ name }) => (!included || included.has(name)) && !excluded.has(name))
-    .map(({ name }) => invoker.find(name, transport)!);
+    .map(({ name }) => compiledTool(invoker, name, transport)!);
 }

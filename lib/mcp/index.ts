@@ -1,6 +1,5 @@
-export * from './mcp-options.interface.js';
-export { McpEndpoint } from './mcp.endpoint.js';
-export { McpService } from './mcp.service.js';
-export { toCallToolResult } from './call-tool-result.js';
-export { createMcpServerFactory, toMcpTool } from './mcp-server.factory.js';
-export { serveStdio, type ServeStdioOptions } from './serve-stdio.js';
+export { createMcpHttpHandler } from './http-handler.js';
+export type { McpHttpHandlerOptions, McpRequestListener } from './http-handler.js';
+export { serveStdio } from './serve-stdio.js';
+export type { ServeStdioOptions } from './serve-stdio.js';
+export type { McpEndpointOptions, McpProtocolMode } from './endpoint-options.js';

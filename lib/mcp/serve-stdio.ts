@@ -1,44 +1,62 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import {
   serveStdio as serveSdkStdio,
   type StdioServerHandle,
 } from '@modelcontextprotocol/server/stdio';
 import type { Transport } from '@modelcontextprotocol/server';
+import type { ToolInvoker } from '../core/invoker.js';
+import type { ToolLogger } from '../core/hooks.js';
 import type { ToolContext } from '../core/types.js';
-import { ToolInvoker } from '../nest/tool-invoker.service.js';
-import type { ResolvedMcpOptions } from './mcp-options.interface.js';
-import { MCP_OPTIONS } from './mcp.constants.js';
-import { createMcpServerFactory } from './mcp-server.factory.js';
+import {
+  resolveMcpEndpointOptions,
+  type McpEndpointOptions,
+  type ResolvedMcpEndpointOptions,
+} from './endpoint-options.js';
+import { createMcpServerFactory } from './tool-surface.js';
 
 /** Options of {@link serveStdio}. */
-export interface ServeStdioOptions {
+export interface ServeStdioOptions extends Pick<
+  McpEndpointOptions,
+  'serverInfo' | 'instructions' | 'protocol'
+> {
   /** The context of every call: there is no HTTP request to resolve one from. */
   context?: ToolContext;
   /** Another transport than the process's stdin and stdout (a socket, a test pipe). */
   transport?: Transport;
+  /** Where failures are reported. Default `console.error` (stderr: stdout carries the protocol). */
+  logger?: Pick<ToolLogger, 'error'>;
 }
 
 /**
- * Serves the application's MCP tools over stdio, for local clients that start the server as a
- * child process. Both protocol eras; calls run through the same runner with `source: 'mcp'`.
- * Nothing else may write to stdout: create the context with `StderrLogger`.
+ * Serves an invoker's MCP tools over stdio, for local clients that start the server as a child
+ * process. Both protocol eras; calls run through the same runner with `source: 'mcp'`. Nothing
+ * else may write to stdout.
  *
  * @example
- * const app = await NestFactory.createApplicationContext(AppModule, { logger: new StderrLogger() });
- * serveStdio(app, { context: { tenantId: 'local' } });
+ * import { createToolInvoker } from 'toolwright/core';
+ * import { serveStdio } from 'toolwright/mcp';
+ * serveStdio(createToolInvoker([pingTool]), { serverInfo: { name: 'health', version: '1.0.0' } });
  */
 export function serveStdio(
-  app: INestApplicationContext,
+  invoker: ToolInvoker,
   options: ServeStdioOptions = {},
 ): StdioServerHandle {
-  const invoker = app.get(ToolInvoker, { strict: false });
-  const mcp = app.get<ResolvedMcpOptions>(MCP_OPTIONS, { strict: false });
-  const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
+  return serveInvokerStdio(invoker, resolveMcpEndpointOptions(options), options);
+}
+
+/** {@link serveStdio} with resolved endpoint options (the Nest app's, for its own `serveStdio`). */
+export function serveInvokerStdio(
+  invoker: ToolInvoker,
+  endpoint: Pick<ResolvedMcpEndpointOptions, 'serverInfo' | 'instructions' | 'protocol'>,
+  options: Omit<ServeStdioOptions, keyof McpEndpointOptions> = {},
+): StdioServerHandle {
+  const logger = options.logger ?? {
+    error: (message: string, error?: unknown) => console.error(message, error),
+  };
   return serveSdkStdio(
-    createMcpServerFactory({ invoker, options: mcp, logger, context: options.context }),
+    createMcpServerFactory({ invoker, options: endpoint, logger, context: options.context }),
     {
       ...(options.transport && { transport: options.transport }),
-      legacy: mcp.protocol === 'modern' ? 'reject' : 'serve',
+      legacy: endpoint.protocol === 'modern' ? 'reject' : 'serve',
     },
   );
 }

@@ -1,11 +1,23 @@
-export * from './decorators/index.js';
-export * from './interfaces/tools-module-options.interface.js';
+// The Nest layer's public names; lib/index.ts re-exports them with the core's.
+export { ToolFactory, Tool, UseToolGuards } from './decorators/index.js';
+export type { ToolFactoryOptions, ToolOptions } from './decorators/index.js';
+export type {
+  ToolContextResolver,
+  ToolContextSource,
+  ToolsModuleExtras,
+  ToolsModuleOptions,
+} from './interfaces/tools-module-options.interface.js';
 export { mapHttpException } from './http-exception.mapper.js';
 export { ToolRequestContext, ToolRequestMiddleware } from './request-context.js';
 export { ToolEvents } from './tool-events.service.js';
 export { ToolInvoker } from './tool-invoker.service.js';
 export { ToolsModule } from './tools.module.js';
-export { TOOLS_MODULE_OPTIONS } from './tools.constants.js';
-export { ToolsConfigurationError } from './tools.messages.js';
 export { StderrLogger } from './stderr.logger.js';
 export { ToolErrorFilter } from './tool-error.filter.js';
+export { McpEndpoint } from './mcp/mcp-endpoint.controller.js';
+export type { McpOptions } from './mcp/mcp-options.js';
+export type { McpEndpointOptions, McpProtocolMode } from '../mcp/endpoint-options.js';
+export { serveStdio } from './mcp/serve-app-stdio.js';
+export type { ServeAppStdioOptions as ServeStdioOptions } from './mcp/serve-app-stdio.js';
+export { runToolsCli } from './cli/run-tools-cli.js';
+export type { ToolsCliModule, ToolsCliOptions } from './cli/run-tools-cli.js';

@@ -6,6 +6,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
+import { compiledTool, linkCompiledTools } from '../core/compiled-tools.js';
 import type { ErrorMapper } from '../core/errors.js';
 import type { ToolCallEvent, ToolHooks, ToolLogger } from '../core/hooks.js';
 import {
@@ -16,7 +17,6 @@ import {
 import type { ToolDescriptor } from '../core/manifest.js';
 import type { ToolDefinition } from '../core/registry.js';
 import type { ToolResult } from '../core/result.js';
-import type { CompiledTool } from '../core/runner.js';
 import type { ToolContext, ToolTransport } from '../core/types.js';
 import { mapHttpException } from './http-exception.mapper.js';
 import type {
@@ -61,6 +61,8 @@ export class ToolInvoker
   async onModuleInit(): Promise<void> {
     try {
       this.compiled = await this.compile();
+      const compiled = this.compiled;
+      linkCompiledTools(this, (name, transport) => compiledTool(compiled, name, transport));
     } catch (error) {
       if (error instanceof ToolsConfigurationError) throw error;
       throw new ToolsConfigurationError(MESSAGES.invalid((error as Error).message), {
@@ -123,8 +125,8 @@ export class ToolInvoker
     return this.close({ graceMs: this.options.shutdownGraceMs });
   }
 
-  /** The compiled tool behind a name on a transport, for surface adapters. */
-  find(name: string, transport: ToolTransport): CompiledTool | undefined {
+  /** The descriptor of the tool exposed under a name on a transport, or `undefined`. */
+  find(name: string, transport: ToolTransport): ToolDescriptor | undefined {
     return this.ready.find(name, transport);
   }
 
@@ -137,8 +139,8 @@ export class ToolInvoker
     const { options, explorer } = this;
     const [bind, hooks, guards, resolver] = await Promise.all([
       explorer.explore(this.tools),
-      Promise.all((options.hooks ?? []).map((hook) => explorer.instance<ToolHooks>(hook))),
-      Promise.all((options.guards ?? []).map((guard) => explorer.instance(guard))),
+      Promise.all((options.hooks ?? []).map((hook) => explorer.instance<ToolHooks>(hook, 'hook'))),
+      Promise.all((options.guards ?? []).map((guard) => explorer.instance(guard, 'guard'))),
       this.contextResolver(),
     ]);
     const userMapError = options.mapError;
@@ -162,7 +164,10 @@ export class ToolInvoker
     if (source === undefined) return undefined;
     const isClass = typeof source === 'function' && typeof source.prototype?.resolve === 'function';
     if (!isClass) return source as (request: unknown) => unknown;
-    const resolver = await this.explorer.instance<ToolContextResolver>(source as never);
+    const resolver = await this.explorer.instance<ToolContextResolver>(
+      source as never,
+      'context resolver',
+    );
     return (request) => resolver.resolve(request);
   }
 

@@ -1,6 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ContextIdFactory, DiscoveryService, ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Logger, Scope, type Type } from '@nestjs/common';
+import { ContextIdFactory, DiscoveryService, ModuleRef, type ContextId } from '@nestjs/core';
+// Nest's own classes and symbol (the files its injector and router import), matched by identity.
+import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { REQUEST_CONTEXT_ID } from '@nestjs/core/router/request/request-constants.js';
 import type { ToolGuard } from '../core/hooks.js';
 import type { BoundClassTool, ClassToolBinder } from '../core/invoker.js';
 import type { ToolDefinition } from '../core/registry.js';
@@ -11,10 +14,14 @@ import { ToolRequestContext } from './request-context.js';
 import { TOOLS_DECLARED } from './tools.constants.js';
 import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
 
+/** What a hook, guard or context-resolver class is used as, for bootstrap errors. */
+export type ToolClassRole = 'hook' | 'guard' | 'context resolver';
+
 /**
  * Finds the container's instances of the registry's tool classes and binds each `@Tool` method:
- * a static class once, at bootstrap; a request-scoped one per call, in a fresh DI context with
- * the current request registered. Also resolves hook, guard and resolver classes.
+ * a static class once, at bootstrap; a request-scoped one per call, in the current request's DI
+ * sub-tree (the one Nest's router uses for that request), or in a fresh one outside a request.
+ * Also resolves hook, guard and resolver classes, once, at bootstrap.
  */
 @Injectable()
 export class ToolsExplorer {
@@ -48,7 +55,9 @@ export class ToolsExplorer {
       bound.set(tool, {
         handler: this.bindHandler(tool, wrapper),
         guards: await Promise.all(
-          tool.guards.map((guard) => this.instance(guard as ToolGuard | Class<ToolGuard>, hostRef)),
+          tool.guards.map((guard) =>
+            this.instance(guard as ToolGuard | Class<ToolGuard>, 'guard', hostRef),
+          ),
         ),
       });
     }
@@ -56,19 +65,45 @@ export class ToolsExplorer {
   }
 
   /**
-   * The instance behind a class reference: the container's provider, or a new one built by DI
-   * in the context of `moduleRef` (ToolsModule's by default).
+   * The instance behind a class reference, resolved once at bootstrap: the container's provider,
+   * or, when no module provides the class, a new one built by DI in the context of `moduleRef`
+   * (ToolsModule's by default). A provided class the container cannot hand out as a single
+   * instance (request-scoped, transient, or with request-scoped dependencies) stops bootstrap:
+   * building a second, unscoped copy behind the application's back would be wrong.
    */
   async instance<T extends object>(
     ref: T | Class<T>,
+    role: ToolClassRole,
     moduleRef: ModuleRef = this.moduleRef,
   ): Promise<T> {
     if (typeof ref !== 'function') return ref;
+    const type = ref as Class<T>;
     try {
-      return moduleRef.get(ref as Class<T>, { strict: false });
-    } catch {
-      return moduleRef.create(ref as any);
+      return moduleRef.get(type, { strict: false });
+    } catch (error) {
+      if (!(error instanceof UnknownElementException)) {
+        throw new ToolsConfigurationError(this.unresolvable(type, role, error), { cause: error });
+      }
     }
+    return moduleRef.create(type as Type<T>);
+  }
+
+  /** Why the container would not hand out a provided class as one instance. */
+  private unresolvable(type: Class, role: ToolClassRole, error: unknown): string {
+    const wrapper = this.discovery.getProviders().find((candidate) => candidate.token === type);
+    const reason =
+      wrapper === undefined
+        ? undefined
+        : wrapper.scope === Scope.REQUEST
+          ? 'is request-scoped'
+          : wrapper.isTransient
+            ? 'is transient'
+            : !wrapper.isDependencyTreeStatic()
+              ? 'depends on a request-scoped provider'
+              : undefined;
+    return reason === undefined
+      ? MESSAGES.unresolvedClass(type.name, role, (error as Error)?.message ?? String(error))
+      : MESSAGES.scopedClass(type.name, role, reason);
   }
 
   /** The ModuleRef of the module that provides a wrapper's class. */
@@ -90,13 +125,43 @@ export class ToolsExplorer {
     if (typeof (target.prototype as Record<string, unknown>)[methodName] !== 'function') {
       throw new ToolsConfigurationError(MESSAGES.noMethod(target.name, methodName));
     }
+    const isTreeDurable = wrapper.isDependencyTreeDurable();
     return async (call) => {
-      const contextId = ContextIdFactory.create();
-      const request = this.requestContext.request;
-      if (request !== undefined) this.moduleRef.registerRequestByContextId(request, contextId);
+      const contextId = this.contextIdOf(this.requestContext.request, isTreeDurable);
       const instance = await this.moduleRef.resolve(target, contextId, { strict: false });
       return (instance as any)[methodName](call);
     };
+  }
+
+  /**
+   * The DI context of a call. Inside a request it is the request's own sub-tree, the one Nest's
+   * router resolves the controller in (`ContextIdFactory.getByRequest`), so the tool shares that
+   * request's request-scoped providers; it is attached to the request, with the request
+   * registered, as the router does, unless Nest has done so already. The current request is the
+   * object the router gets: Express's request, or Fastify's (linked from the raw one). Outside a
+   * request, every call gets a fresh context.
+   */
+  private contextIdOf(request: unknown, isTreeDurable: boolean): ContextId {
+    const isObject =
+      (typeof request === 'object' && request !== null) || typeof request === 'function';
+    if (!isObject || !Object.isExtensible(request)) {
+      const contextId = ContextIdFactory.create();
+      if (request !== undefined) this.moduleRef.registerRequestByContextId(request, contextId);
+      return contextId;
+    }
+    const contextId = ContextIdFactory.getByRequest(request);
+    const target = request as Record<symbol, unknown>;
+    if (!target[REQUEST_CONTEXT_ID]) {
+      Object.defineProperty(target, REQUEST_CONTEXT_ID, {
+        value: contextId,
+        enumerable: false,
+        writable: false,
+        configurable: false,
+      });
+      const provided = isTreeDurable ? contextId.payload : Object.assign(target, contextId.payload);
+      this.moduleRef.registerRequestByContextId(provided, contextId);
+    }
+    return contextId;
   }
 
   private checkDecoratedClasses(wrappers: InstanceWrapper[]) {

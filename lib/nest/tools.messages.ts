@@ -1,7 +1,5 @@
-/** Bootstrap failures of `ToolsModule`: each names what is wrong and how to fix it. */
-export class ToolsConfigurationError extends Error {
-  override readonly name = 'ToolsConfigurationError';
-}
+// Bootstrap failures of `ToolsModule` share core's composition error class.
+export { ToolsConfigurationError } from '../core/errors.js';
 
 export const MESSAGES = {
   classNotProvided: (className: string, tools: readonly string[]) =>
@@ -15,6 +13,12 @@ export const MESSAGES = {
     `Add it to defineToolRegistry({ defaults: [...] }) if that is not intended.`,
   noMethod: (className: string, method: string) =>
     `${className}.${method} is declared with @Tool but is not a method of the instance the container built.`,
+  scopedClass: (className: string, role: string, reason: string) =>
+    `${className} is used as a tool ${role} but ${reason}: hooks, guards and context resolvers are resolved once at bootstrap. ` +
+    `Make ${className} a singleton (with singleton dependencies), or resolve request data through the context resolver ` +
+    `(ToolsModule.forRoot({ context })), which receives the current request on every call.`,
+  unresolvedClass: (className: string, role: string, reason: string) =>
+    `${className} is used as a tool ${role} but the container could not provide it: ${reason}`,
   notReady: () =>
     'ToolInvoker is not ready: tools are compiled during app.init(). Call it after the application has initialised.',
   invalid: (message: string) => `Invalid tool configuration: ${message}`,

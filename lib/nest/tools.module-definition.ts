@@ -1,12 +1,13 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ToolsConfigurationError } from '../core/errors.js';
 import { declaredNames, resolveTools } from '../core/registry.js';
 import type {
   ToolsModuleExtras,
   ToolsModuleOptions,
 } from './interfaces/tools-module-options.interface.js';
-import { MCP_OPTIONS } from '../mcp/mcp.constants.js';
-import { mcpController } from '../mcp/mcp.endpoint.js';
-import { resolveMcpOptions } from '../mcp/mcp-options.js';
+import { MCP_OPTIONS } from './mcp/mcp.constants.js';
+import { mcpController } from './mcp/mcp-endpoint.controller.js';
+import { resolveMcpOptions } from './mcp/mcp-options.js';
 import {
   TOOLS_DECLARED,
   TOOLS_MODULE_OPTIONS,
@@ -28,7 +29,7 @@ export const {
     { registry: undefined as never, isGlobal: true, mountMiddleware: true, mcp: undefined },
     (definition, extras) => {
       if (extras.registry === undefined) {
-        throw new Error(
+        throw new ToolsConfigurationError(
           'ToolsModule.forRoot needs a registry: ToolsModule.forRoot(defineToolRegistry({ defaults: [...] })) ' +
             'or ToolsModule.forRoot({ registry, ... }).',
         );

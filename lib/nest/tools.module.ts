@@ -9,10 +9,10 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import type { ToolCollection } from '../core/registry.js';
-import { installBodyErrorMapping } from '../mcp/mcp-body-errors.js';
-import type { ResolvedMcpOptions } from '../mcp/mcp-options.interface.js';
-import { MCP_OPTIONS } from '../mcp/mcp.constants.js';
-import { McpService } from '../mcp/mcp.service.js';
+import { installBodyErrorMapping } from './mcp/body-errors.js';
+import type { ResolvedMcpOptions } from './mcp/mcp-options.js';
+import { MCP_OPTIONS } from './mcp/mcp.constants.js';
+import { McpService } from './mcp/mcp.service.js';
 import {
   linkFastifyRequest,
   ToolRequestContext,

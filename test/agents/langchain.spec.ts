@@ -11,6 +11,7 @@ import {
   defineRuntimeTool,
   type AfterToolCallOptions,
 } from '../../lib/index.js';
+import { deferred } from '../fixtures/timing.js';
 
 const getOrder = defineRuntimeTool({
   description: 'Fetch one order',
@@ -214,12 +215,14 @@ describe('createLangChainTools', () => {
 
   it("cancels the call with the run's abort signal", async () => {
     let handlerSignal: AbortSignal | undefined;
+    const started = deferred();
     const slow = defineRuntimeTool({
       description: 'Wait for a while',
       identity: { serviceName: 'clock', action: 'wait', method: 'GET' },
       input: z.object({}),
       handler: ({ signal }) => {
         handlerSignal = signal;
+        started.resolve();
         return new Promise(() => {});
       },
     });
@@ -227,10 +230,15 @@ describe('createLangChainTools', () => {
     const controller = new AbortController();
 
     const pending = wait.invoke({}, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    controller.abort();
+    await started.promise;
+    expect(handlerSignal?.aborted).toBe(false);
+    // LangChain rejects a run with its signal's reason (a reason-less abort's default reason is a
+    // DOMException from another realm under Jest, which LangChain would replace by "Aborted").
+    const reason = new Error('user pressed stop');
+    controller.abort(reason);
 
-    await expect(pending).rejects.toThrow();
+    await expect(pending).rejects.toBe(reason);
     expect(handlerSignal?.aborted).toBe(true);
+    expect(handlerSignal?.reason).toMatchObject({ name: 'ToolError', code: 'REQUEST_ABORTED' });
   });
 });

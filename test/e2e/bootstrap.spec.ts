@@ -7,9 +7,12 @@ import {
   ToolError,
   ToolFactory,
   ToolInvoker,
+  ToolsConfigurationError,
   ToolsModule,
+  defineRuntimeTool,
   defineToolRegistry,
 } from '../../lib/index.js';
+import { ToolsConfigurationError as CoreToolsConfigurationError } from '../../lib/core/index.js';
 import { TestApps } from '../fixtures/apps.js';
 import { CatalogModule, CatalogTools, ProductsService, pingTool } from '../fixtures/catalog.js';
 
@@ -50,6 +53,29 @@ class ScalarInputTools {
     return {};
   }
 }
+
+@ToolFactory({ serviceName: 'events' })
+@Injectable()
+class DateInputTools {
+  @Tool({
+    action: 'create',
+    method: 'POST',
+    description: 'Create an event',
+    input: z.object({ title: z.string(), when: z.date() }),
+  })
+  create() {
+    return {};
+  }
+}
+
+/** A runtime tool whose output holds a Map: JSON Schema has no form for it. */
+const mapOutputTool = defineRuntimeTool({
+  description: 'Count events per day',
+  identity: { serviceName: 'events', action: 'countByDay', method: 'GET' },
+  input: z.object({}),
+  output: z.object({ days: z.array(z.object({ counts: z.map(z.string(), z.number()) })) }),
+  handler: () => ({ days: [] }),
+});
 
 /** `@Tool` methods, but the class was never decorated with `@ToolFactory`. */
 @Injectable()
@@ -94,12 +120,69 @@ describe('bootstrap failures', () => {
   });
 
   it('refuses a class tool and a runtime tool of the same name, naming both origins', () => {
-    const message =
-      /Duplicate tool name "health_ping": declared by HealthTools\.ping and by runtime tool "health\.ping"/;
-    expect(() => defineToolRegistry({ defaults: [HealthTools, pingTool] })).toThrow(message);
-    expect(() => ToolsModule.forRoot([HealthTools, pingTool])).toThrow(message);
+    const refusal = new ToolsConfigurationError(
+      'Duplicate tool name "health_ping": declared by HealthTools.ping and by runtime tool health.ping.',
+    );
+    expect(() => defineToolRegistry({ defaults: [HealthTools, pingTool] })).toThrow(refusal);
+    expect(() => ToolsModule.forRoot([HealthTools, pingTool])).toThrow(refusal);
     expect(() => ToolsModule.forRoot({ registry: [pingTool, HealthTools] })).toThrow(
-      /Duplicate tool name "health_ping": declared by runtime tool "health\.ping" and by HealthTools\.ping/,
+      new ToolsConfigurationError(
+        'Duplicate tool name "health_ping": declared by runtime tool health.ping and by HealthTools.ping.',
+      ),
+    );
+  });
+
+  it('refuses two runtime tools with the same explicit name in forRoot(), naming each serviceName.action', () => {
+    const other = defineRuntimeTool({
+      name: 'health_ping',
+      description: 'Answer pong too',
+      identity: { serviceName: 'status', action: 'ping', method: 'GET' },
+      input: z.object({}),
+      handler: () => ({ pong: true }),
+    });
+    const refusal = new ToolsConfigurationError(
+      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool status.ping.',
+    );
+    expect(() => ToolsModule.forRoot([pingTool, other])).toThrow(refusal);
+    expect(() =>
+      ToolsModule.forRoot({ registry: { tools: [pingTool, other], names: [] } }),
+    ).toThrow(refusal);
+  });
+
+  it('refuses forRoot() without a registry with the same error class', () => {
+    expect(() => ToolsModule.forRoot({} as any)).toThrow(
+      new ToolsConfigurationError(
+        'ToolsModule.forRoot needs a registry: ToolsModule.forRoot(defineToolRegistry({ defaults: [...] })) ' +
+          'or ToolsModule.forRoot({ registry, ... }).',
+      ),
+    );
+  });
+
+  it('exports one ToolsConfigurationError class, from core and from the Nest barrel', () => {
+    expect(ToolsConfigurationError).toBe(CoreToolsConfigurationError);
+  });
+
+  it('refuses a @Tool input schema JSON Schema cannot express at app.init(), naming the tool and the path', async () => {
+    const app = await apps.create({
+      imports: [ToolsModule.forRoot([DateInputTools])],
+      providers: [DateInputTools],
+    });
+    await expect(app.init()).rejects.toThrow(
+      new ToolsConfigurationError(
+        'Tool "events_create" (DateInputTools.create): its input schema cannot be expressed in JSON Schema, ' +
+          'at input.when: z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+      ),
+    );
+  });
+
+  it('refuses a runtime tool output schema JSON Schema cannot express at app.init()', async () => {
+    const app = await apps.create({ imports: [ToolsModule.forRoot([mapOutputTool])] });
+    await expect(app.init()).rejects.toThrow(
+      new ToolsConfigurationError(
+        'Tool "events_count_by_day" (runtime tool events.countByDay): its output schema cannot be expressed ' +
+          'in JSON Schema, at output.days[].counts: z.map() has no JSON Schema form; use z.record() or an ' +
+          'array of [key, value] tuples.',
+      ),
     );
   });
 
@@ -109,7 +192,10 @@ describe('bootstrap failures', () => {
       providers: [BadNameTools],
     });
     await expect(app.init()).rejects.toThrow(
-      /Tool name "bad\/name" \(BadNameTools\.read\) must match \^\[a-zA-Z0-9_-\]\{1,64\}\$/,
+      new ToolsConfigurationError(
+        'Tool name "bad/name" (BadNameTools.read) must match ^[a-zA-Z0-9_-]{1,64}$. ' +
+          'Set a shorter or plainer `name`.',
+      ),
     );
   });
 
@@ -119,7 +205,10 @@ describe('bootstrap failures', () => {
       providers: [ScalarInputTools],
     });
     await expect(app.init()).rejects.toThrow(
-      /Tool "echo_say" \(ScalarInputTools\.say\) must have a Zod object input schema/,
+      new ToolsConfigurationError(
+        'Tool "echo_say" (ScalarInputTools.say) must have a Zod object input schema (z.object({...})); ' +
+          'wrap a scalar or union in an object.',
+      ),
     );
   });
 
@@ -127,10 +216,14 @@ describe('bootstrap failures', () => {
     const registry = defineToolRegistry({ defaults: [CatalogTools, pingTool] });
     const declared = 'declared: catalog_get, catalog_list, catalog_remove, health_ping.';
     expect(() => registry.disable('catalog_delete')).toThrow(
-      `Tool registry disable("catalog_delete") names no default; ${declared}`,
+      new ToolsConfigurationError(
+        `Tool registry disable("catalog_delete") names no default; ${declared}`,
+      ),
     );
     expect(() => registry.replace('health_pong', pingTool)).toThrow(
-      `Tool registry replace("health_pong") names no default; ${declared}`,
+      new ToolsConfigurationError(
+        `Tool registry replace("health_pong") names no default; ${declared}`,
+      ),
     );
   });
 

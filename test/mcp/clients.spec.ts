@@ -2,21 +2,21 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { APP_GUARD } from '@nestjs/core';
 import { ToolsModule } from '../../lib/index.js';
-import { ADAPTERS } from '../fixtures/apps.js';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
+import { waitFor } from '../fixtures/timing.js';
 import {
   ApiKeyGuard,
   GENERATIONS,
   GlobalApiKeyGuard,
-  McpApps,
   SecureMcpController,
   connectClient,
+  expectCancelled,
   mcpTools,
   newSeen,
   recordingHooks,
   restrictedGuard,
   tenantFromHeader,
   textJson,
-  waitFor,
   type McpTestClient,
 } from './support.js';
 
@@ -24,7 +24,7 @@ import {
 const isLegacy = (generation: string) => generation.startsWith('v1');
 
 describe.each(ADAPTERS)('MCP clients on %s', (adapter) => {
-  const apps = new McpApps();
+  const apps = new TestApps();
   const seen = newSeen();
   let mcpUrl: string;
 
@@ -235,8 +235,9 @@ describe.each(ADAPTERS)('MCP clients on %s', (adapter) => {
       const controller = new AbortController();
       const call = client.callTool('jobs_wait', { key }, { signal: controller.signal });
       expect(await waitFor(() => seen.runs[`jobs_wait:${key}`] === 1)).toBe(true);
-      controller.abort(new Error('user pressed stop'));
-      await expect(call).rejects.toThrow();
+      const reason = new Error('user pressed stop');
+      controller.abort(reason);
+      await expectCancelled(call, generation, reason);
       expect(await waitFor(() => seen.aborts[key] !== undefined)).toBe(true);
       expect(seen.aborts[key]).toEqual({
         aborted: true,
@@ -315,7 +316,7 @@ describe.each(ADAPTERS)('MCP clients on %s', (adapter) => {
 // 2025-era cancellation arrives as its own stateless POST and is mapped back to the call.
 
 describe.each(ADAPTERS)('2025-era cancellation across clients (%s)', (adapter) => {
-  const apps = new McpApps();
+  const apps = new TestApps();
   const seen = newSeen();
   let mcpUrl: string;
 
@@ -350,8 +351,9 @@ describe.each(ADAPTERS)('2025-era cancellation across clients (%s)', (adapter) =
           () => seen.runs[`jobs_wait:${keyA}`] === 1 && seen.runs[`jobs_wait:${keyB}`] === 1,
         ),
       ).toBe(true);
-      controller.abort();
-      await expect(callA).rejects.toThrow();
+      const reason = new Error('A gave up');
+      controller.abort(reason);
+      await expectCancelled(callA, 'v1 (2025)', reason);
       const resultB = await callB;
       return { abortedA: seen.aborts[keyA], abortedB: seen.aborts[keyB], resultB };
     } finally {
@@ -416,7 +418,7 @@ const GUARD_VARIANTS = [
 
 describe.each(ADAPTERS)('Nest guards on the MCP route (%s)', (adapter) => {
   describe.each(GUARD_VARIANTS)('$name', (variant) => {
-    const apps = new McpApps();
+    const apps = new TestApps();
     const seen = newSeen();
     let base: string;
 

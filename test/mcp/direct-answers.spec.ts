@@ -4,13 +4,8 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import {
-  defineRuntimeTool,
-  McpService,
-  ToolError,
-  ToolsModule,
-  type ToolGuard,
-} from '../../lib/index.js';
+import { defineRuntimeTool, ToolError, ToolsModule, type ToolGuard } from '../../lib/index.js';
+import { McpService } from '../../lib/nest/mcp/mcp.service.js';
 
 /**
  * The endpoint answers tools/list and plain tools/call itself; the SDK server stays the

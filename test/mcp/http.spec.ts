@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller } from '@nestjs/common';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { McpEndpoint, ToolsModule, type McpOptions } from '../../lib/index.js';
-import { ADAPTERS } from '../fixtures/apps.js';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 import {
   ACCEPT,
   LEGACY_VERSION,
@@ -12,7 +13,7 @@ import {
   type Answer as RawAnswer,
   type RawOptions,
 } from '../fixtures/mcp-http.js';
-import { McpApps, mcpTools, newSeen } from './support.js';
+import { mcpTools, newSeen } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // Raw HTTP helpers. Every answer must come within a bounded time and never be a 500.
@@ -60,7 +61,7 @@ const errorCode = (answer: Answer) => answer.messages[0]?.error?.code;
 
 const MAX_BODY = 10_000;
 
-async function mcpApp(apps: McpApps, adapter: (typeof ADAPTERS)[number], mcp: McpOptions) {
+async function mcpApp(apps: TestApps, adapter: (typeof ADAPTERS)[number], mcp: McpOptions) {
   const { url } = await apps.listen(
     { imports: [ToolsModule.forRoot({ registry: mcpTools(newSeen()), mcp })] },
     adapter,
@@ -69,7 +70,7 @@ async function mcpApp(apps: McpApps, adapter: (typeof ADAPTERS)[number], mcp: Mc
 }
 
 describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
-  const apps = new McpApps();
+  const apps = new TestApps();
   let mcpUrl: string;
   let port: string;
 
@@ -121,9 +122,13 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
         'content-type': 'text/plain',
       });
       expect(answer.status).toBe(415);
-      expect(answer.messages[0]).toMatchObject({
+      expect(answer.messages[0]).toEqual({
         jsonrpc: '2.0',
-        error: { code: expect.any(Number) },
+        error: {
+          code: -32000,
+          message: 'Unsupported Media Type: Content-Type must be application/json',
+        },
+        id: null,
       });
     });
 
@@ -131,12 +136,16 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
       const answer = await post(mcpUrl, rpc('tools/list'), {
         'mcp-protocol-version': '1999-01-01',
       });
+      // No envelope: a 2025-era request, refused by the SDK's 2025 transport.
       expect(answer.status).toBe(400);
-      expect(answer.messages[0]).toMatchObject({
+      expect(answer.messages[0]).toEqual({
         jsonrpc: '2.0',
-        error: { code: expect.any(Number) },
+        error: {
+          code: -32000,
+          message: `Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+        },
+        id: null,
       });
-      expect(answer.messages[0].error.code).toBeLessThan(-32000 + 1);
     });
   });
 
@@ -219,9 +228,10 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
         body: rpc('tools/list'),
       });
       expect(answer.status).toBe(403);
-      expect(answer.messages[0]).toMatchObject({
+      expect(answer.messages[0]).toEqual({
         jsonrpc: '2.0',
-        error: { code: expect.any(Number) },
+        error: { code: -32000, message: 'Invalid Host: evil.example' },
+        id: null,
       });
       // With the port too.
       const withPort = await raw(mcpUrl, {
@@ -247,9 +257,10 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
         origin: 'http://evil.example',
       });
       expect(answer.status).toBe(403);
-      expect(answer.messages[0]).toMatchObject({
+      expect(answer.messages[0]).toEqual({
         jsonrpc: '2.0',
-        error: { code: expect.any(Number) },
+        error: { code: -32000, message: 'Invalid Origin: evil.example' },
+        id: null,
       });
     });
 
@@ -408,7 +419,7 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
 });
 
 describe.each(ADAPTERS)('MCP endpoint options over raw HTTP (%s)', (adapter) => {
-  const apps = new McpApps();
+  const apps = new TestApps();
   afterAll(() => apps.closeAll());
   const headers = { 'content-type': 'application/json', accept: ACCEPT, ...legacyHeaders };
 
@@ -452,14 +463,21 @@ describe.each(ADAPTERS)('MCP endpoint options over raw HTTP (%s)', (adapter) => 
         clientInfo: { name: 'raw', version: '1.0.0' },
       }),
     );
-    expect(init.status).toBeGreaterThanOrEqual(400);
-    expect(init.status).toBeLessThan(500);
-    expect(init.messages.at(-1).error).toEqual(
-      expect.objectContaining({ code: expect.any(Number) }),
-    );
+    // The 2026-07-28 revision's UnsupportedProtocolVersion, listing what is supported.
+    const unsupported = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32022,
+        message: `Unsupported protocol version: ${LEGACY_VERSION}`,
+        data: { supported: [MODERN_VERSION], requested: LEGACY_VERSION },
+      },
+    });
+    expect(init.status).toBe(400);
+    expect(init.messages).toEqual([unsupported(1)]);
     const list = await post(mcpUrl, rpc('tools/list', {}, 2), legacyHeaders);
-    expect(list.status).toBeGreaterThanOrEqual(400);
-    expect(list.messages.at(-1).error).toBeDefined();
+    expect(list.status).toBe(400);
+    expect(list.messages).toEqual([unsupported(2)]);
 
     const modern = await post(
       mcpUrl,
@@ -500,7 +518,7 @@ describe.each(ADAPTERS)('MCP endpoint options over raw HTTP (%s)', (adapter) => 
 class OwnMcpController extends McpEndpoint {}
 
 describe.each(ADAPTERS)('MCP body handling, known gaps (%s)', (adapter) => {
-  const apps = new McpApps();
+  const apps = new TestApps();
   afterAll(() => apps.closeAll());
 
   // Nest's JSON parser runs before the endpoint with its own limit (Express 100 kB, Fastify

@@ -1,13 +1,20 @@
-/** Tools, apps and clients shared by the MCP specs. */
+/** Tools and clients shared by the MCP specs (apps: test/fixtures/apps.ts). */
 import 'reflect-metadata';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode as ErrorCodeV1,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   Client as ClientV2,
   LOG_LEVEL_META_KEY,
+  SdkError,
+  SdkErrorCode,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
+import { expect } from '@jest/globals';
 import {
   Controller,
   Injectable,
@@ -15,11 +22,7 @@ import {
   UseGuards,
   type CanActivate,
   type ExecutionContext,
-  type INestApplication,
-  type ModuleMetadata,
 } from '@nestjs/common';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import {
   McpEndpoint,
@@ -31,6 +34,7 @@ import {
   type ToolGuard,
   type ToolHooks,
 } from '../../lib/index.js';
+import { sleep } from '../fixtures/timing.js';
 
 // ---------------------------------------------------------------------------------------------
 // What the tools saw, for assertions on the server side.
@@ -49,16 +53,6 @@ export const newSeen = (): Seen => ({ runs: {}, aborts: {}, after: [] });
 const ran = (seen: Seen, name: string) => {
   seen.runs[name] = (seen.runs[name] ?? 0) + 1;
 };
-
-/** Polls `check` until it holds or `ms` passes; returns whether it held. */
-export async function waitFor(check: () => boolean, ms = 3000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Tools.
@@ -151,7 +145,7 @@ export function mcpTools(seen: Seen) {
       for (let step = 1; step <= input.steps; step++) {
         reportProgress({ progress: step, total: input.steps, message: `step ${step}` });
         log.info(`step ${step} done`, { step });
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
       }
       return { steps: input.steps };
     },
@@ -209,39 +203,6 @@ export const recordingHooks = (seen: Seen): ToolHooks => ({
 /** The resolver of the specs: the tenant from a header. */
 export const tenantFromHeader = (request: any) =>
   request.headers['x-tenant-id'] === undefined ? {} : { tenantId: request.headers['x-tenant-id'] };
-
-// ---------------------------------------------------------------------------------------------
-// Apps.
-
-/**
- * Boots listening Nest apps like `TestApps`, with `forceCloseConnections`: an SDK client leaves
- * keep-alive sockets behind (after a cancelled request, a fresh socket that never carries a
- * request, which Node does not count as idle), and `app.close()` would otherwise wait for the
- * server's keep-alive timeout — 72 s on Fastify.
- */
-export class McpApps {
-  private readonly open: INestApplication[] = [];
-
-  async listen(
-    metadata: ModuleMetadata,
-    adapter: 'express' | 'fastify',
-  ): Promise<{ app: INestApplication; url: string }> {
-    const moduleRef = await Test.createTestingModule(metadata).compile();
-    const options = { logger: false as const, forceCloseConnections: true };
-    const app =
-      adapter === 'fastify'
-        ? moduleRef.createNestApplication(new FastifyAdapter(), options)
-        : moduleRef.createNestApplication(options);
-    this.open.push(app);
-    await app.listen(0, '127.0.0.1');
-    return { app, url: await app.getUrl() };
-  }
-
-  async closeAll(): Promise<void> {
-    const apps = this.open.splice(0);
-    await Promise.all(apps.map((app) => app.close().catch(() => undefined)));
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Clients: one face for both SDK generations.
@@ -318,6 +279,31 @@ export async function connectClient(
       ),
     close: () => client.close(),
   };
+}
+
+/**
+ * Expects a request cancelled through its signal to reject as its SDK generation rejects one:
+ * with the abort reason wrapped as a request timeout — v1 an `McpError` -32001, v2 an `SdkError`
+ * `REQUEST_TIMEOUT` — whose message carries the reason.
+ */
+export async function expectCancelled(
+  call: Promise<unknown>,
+  generation: Generation,
+  reason: Error,
+): Promise<void> {
+  if (generation === 'v1 (2025)') {
+    await expect(call).rejects.toBeInstanceOf(McpError);
+    await expect(call).rejects.toMatchObject({
+      code: ErrorCodeV1.RequestTimeout,
+      message: `MCP error ${ErrorCodeV1.RequestTimeout}: ${reason}`,
+    });
+  } else {
+    await expect(call).rejects.toBeInstanceOf(SdkError);
+    await expect(call).rejects.toMatchObject({
+      code: SdkErrorCode.RequestTimeout,
+      message: String(reason),
+    });
+  }
 }
 
 /** The JSON of a result's first text block. */

@@ -10,7 +10,6 @@ import {
   BIG_LIMIT,
   ERAS,
   MODERN_META,
-  ReliabilityApps,
   callBody,
   eraHeaders,
   fcParams,
@@ -25,11 +24,13 @@ import {
   type Answer,
   type Era,
 } from './support.js';
+import { TestApps } from '../fixtures/apps.js';
 
 /**
  * Random JSON-RPC bodies, valid and not, POSTed raw to the MCP endpoint of both adapters: every
- * answer is a well-formed HTTP answer with the spec's status and a JSON-RPC body, within a
- * bounded time, and the endpoint still serves a normal call afterwards.
+ * answer is a well-formed HTTP answer with the spec's status and a JSON-RPC body, and the
+ * endpoint still serves a normal call afterwards. A request unanswered after REQUEST_MS fails:
+ * a ceiling against hangs, not a measure of speed.
  */
 
 // What the endpoint may answer: success, accepted notification, and the 4xx of the transport
@@ -200,6 +201,11 @@ const deepBodies = [
   `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`,
   `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`,
 ];
+/**
+ * The status of each deep body: 400 (-32600) where the message is not JSON-RPC (an array id, a
+ * batch of arrays, an object without `jsonrpc`); 200 with a result for every valid request.
+ */
+const deepStatus = [200, 200, 200, 200, 200, 400, 200, 200, 400, 400];
 
 /** Any body: valid requests, messages of any shape, batches, raw numbers, deep nesting. */
 const bodyText = fc.oneof(
@@ -386,7 +392,7 @@ async function send(url: string, c: Case, agent: Agent, timeoutMs = REQUEST_MS):
 // ---------------------------------------------------------------------------------------------
 
 describe.each(ADAPTERS)('random JSON-RPC bodies on %s', (adapter) => {
-  const apps = new ReliabilityApps();
+  const apps = new TestApps();
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   let mcpUrl: string;
 
@@ -438,7 +444,6 @@ describe.each(ADAPTERS)('random JSON-RPC bodies on %s', (adapter) => {
         expect(last).toEqual(
           expect.objectContaining({ jsonrpc: '2.0', id: c.expectId, result: expect.any(Object) }),
         );
-        expect(answer.ms).toBeLessThan(REQUEST_MS);
       }),
       fcParams(120),
     );
@@ -453,7 +458,6 @@ describe.each(ADAPTERS)('random JSON-RPC bodies on %s', (adapter) => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         expectWellFormed(answer, c.body, 'any');
         if (c.expectId !== undefined) expect(finalMessage(answer)?.id).toEqual(c.expectId);
-        expect(answer.ms).toBeLessThan(REQUEST_MS);
       }),
       fcParams(300),
     );
@@ -464,12 +468,17 @@ describe.each(ADAPTERS)('random JSON-RPC bodies on %s', (adapter) => {
 
   it.each(deepBodies.map((body, i) => [i, body] as const))(
     'answers a body nested 10,000 levels deep (#%i), with and without Content-Length',
-    async (_i, body) => {
+    async (i, body) => {
       for (const chunked of [false, true]) {
-        const era = body.includes('protocolVersion') ? 'modern' : 'legacy';
-        const answer = await send(mcpUrl, { body, headers: eraHeaders(era), chunked }, agent);
+        // The 2026 bodies are tools/call of fuzz_echo_any, with the routing headers to match.
+        const headers = body.includes('protocolVersion')
+          ? eraHeaders('modern', 'tools/call', 'fuzz_echo_any')
+          : eraHeaders('legacy');
+        const answer = await send(mcpUrl, { body, headers, chunked }, agent);
         expectWellFormed(answer, body, `deep chunked=${chunked}`);
-        expect([200, 400]).toContain(answer.status);
+        expect({ chunked, status: answer.status }).toEqual({ chunked, status: deepStatus[i] });
+        if (deepStatus[i] === 400) expect(answer.messages?.[0].error.code).toBe(-32600);
+        else expect(finalMessage(answer)).toHaveProperty('result');
       }
       await expectNormalCallWorks();
     },

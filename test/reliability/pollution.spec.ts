@@ -25,13 +25,13 @@ import {
   ADAPTERS,
   ERAS,
   MODERN_META,
-  ReliabilityApps,
   eraHeaders,
   expectNoPollution,
   fcParams,
   isJsonRpcResponse,
   raw,
 } from './support.js';
+import { TestApps } from '../fixtures/apps.js';
 
 /**
  * `__proto__`, `constructor` and `prototype` keys in arguments, in the explicit and the resolved
@@ -238,7 +238,7 @@ const headerResolver = (request: {
 };
 
 describe.each(ADAPTERS)('prototype pollution over HTTP (%s)', (adapter) => {
-  const apps = new ReliabilityApps();
+  const apps = new TestApps();
   const seen = { contexts: [] as unknown[] };
   let url: string;
   let app: INestApplication;

@@ -13,16 +13,17 @@ import { ToolsModule } from '../../lib/index.js';
 import {
   GENERATIONS,
   connectClient,
+  expectCancelled,
   mcpTools,
   newSeen,
   recordingHooks,
   tenantFromHeader,
-  waitFor,
   type Generation,
   type McpTestClient,
   type Seen,
 } from '../mcp/support.js';
-import { ReliabilityApps } from './support.js';
+import { TestApps } from '../fixtures/apps.js';
+import { waitFor } from '../fixtures/timing.js';
 
 /**
  * Scale-out: two stateless app instances (one on Express, one on Fastify) behind a round-robin
@@ -85,7 +86,7 @@ function normalize(value: unknown): unknown {
 }
 
 describe('two instances behind a round-robin proxy', () => {
-  const apps = new ReliabilityApps();
+  const apps = new TestApps();
   const seen: Seen[] = [newSeen(), newSeen()];
   let proxy: RoundRobinProxy;
   let mcpUrl: string;
@@ -232,8 +233,9 @@ describe('two instances behind a round-robin proxy', () => {
       const call = client.callTool('jobs_wait', { key, giveUpMs }, { signal: controller.signal });
       const ran = () => seen.some((instance) => instance.runs[`jobs_wait:${key}`] === 1);
       expect(await waitFor(ran)).toBe(true);
-      controller.abort();
-      await expect(call).rejects.toThrow();
+      const reason = new Error('user pressed stop');
+      controller.abort(reason);
+      await expectCancelled(call, generation, reason);
       const aborted = () => seen.find((instance) => instance.aborts[key])?.aborts[key];
       expect(await waitFor(() => aborted() !== undefined, waitMs)).toBe(true);
       return aborted();

@@ -22,7 +22,6 @@ import {
 import {
   ADAPTERS,
   ERAS,
-  ReliabilityApps,
   callBody,
   eraHeaders,
   fcParams,
@@ -34,6 +33,7 @@ import {
   toolPayload,
   type Era,
 } from './support.js';
+import { TestApps } from '../fixtures/apps.js';
 
 /**
  * Security: Host and Origin checks (DNS rebinding) on both adapters; a Nest guard on the MCP
@@ -124,7 +124,7 @@ const originValue = fc.oneof(
 // ---------------------------------------------------------------------------------------------
 
 describe.each(ADAPTERS)('Host and Origin checks (%s)', (adapter) => {
-  const apps = new ReliabilityApps();
+  const apps = new TestApps();
   const seen = newSeen();
   let mcpUrl: string;
   let customUrl: string;
@@ -294,7 +294,7 @@ const BYPASS_HEADERS = fc.constantFrom<Record<string, string>>(
 
 describe.each(ADAPTERS)('a guard on the MCP route (%s)', (adapter) => {
   describe.each(GUARDED)('$name', (variant) => {
-    const apps = new ReliabilityApps();
+    const apps = new TestApps();
     const seen = newSeen();
     let base: string;
 
@@ -361,7 +361,7 @@ describe.each(ADAPTERS)('a guard on the MCP route (%s)', (adapter) => {
 // Tools hidden by canList are refused on call.
 
 describe.each(ADAPTERS)('canList (%s)', (adapter) => {
-  const apps = new ReliabilityApps();
+  const apps = new TestApps();
   const seen = newSeen();
   let app: INestApplication;
   let mcpUrl: string;
@@ -462,7 +462,7 @@ const PRIVATE = {
 } as const;
 
 describe('two tenants of the help desk sample', () => {
-  const apps = new ReliabilityApps();
+  const apps = new TestApps();
   const dir = mkdtempSync(join(tmpdir(), 'reliability-helpdesk-'));
   let url: string;
 

@@ -8,7 +8,8 @@ import {
   type ToolCallInfo,
   type ToolResult,
 } from '../../lib/core/index.js';
-import { makeTool, sleep } from './support.js';
+import { sleep } from '../fixtures/timing.js';
+import { makeTool } from './support.js';
 
 describe('currentToolCall', () => {
   it('is undefined outside any call, before and after one', async () => {

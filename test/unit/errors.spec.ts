@@ -1,13 +1,12 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { z } from 'zod';
+import { TOOL_ERROR_STATUS, ToolError, ToolsConfigurationError } from '../../lib/core/index.js';
 import {
   isRetryableStatus,
   MAX_REPORTED_ISSUES,
   normalizeError,
-  TOOL_ERROR_STATUS,
-  ToolError,
   validationError,
-} from '../../lib/core/index.js';
+} from '../../lib/core/errors.js';
 
 describe('TOOL_ERROR_STATUS', () => {
   it('maps every framework code to the documented status and is frozen', () => {
@@ -27,6 +26,19 @@ describe('TOOL_ERROR_STATUS', () => {
       RECURSION_LIMIT: 508,
     });
     expect(Object.isFrozen(TOOL_ERROR_STATUS)).toBe(true);
+  });
+});
+
+describe('ToolsConfigurationError', () => {
+  it('is an Error named ToolsConfigurationError, keeping a cause', () => {
+    const cause = new Error('root');
+    const error = new ToolsConfigurationError('Duplicate tool name "x"', { cause });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ToolsConfigurationError');
+    expect(error.message).toBe('Duplicate tool name "x"');
+    expect(error.cause).toBe(cause);
+    expect(String(error)).toBe('ToolsConfigurationError: Duplicate tool name "x"');
+    expect(ToolError.is(error)).toBe(false);
   });
 });
 

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import {
   createRuntimeToolFactory,
   createToolInvoker,
+  ToolsConfigurationError,
   type ToolGuard,
 } from '../../lib/core/index.js';
-import { sleep } from './support.js';
+import { sleep } from '../fixtures/timing.js';
 
 const tenantContext = z.object({ tenantId: z.string() });
 
@@ -25,9 +26,9 @@ describe('createRuntimeToolFactory', () => {
   it('refuses a context that is not a Zod schema', () => {
     expect(() =>
       createRuntimeToolFactory({ serviceName: 'billing', context: { tenantId: 'x' } as any }),
-    ).toThrow('Tool factory "billing" needs a Zod `context` schema.');
+    ).toThrow(new ToolsConfigurationError('Tool factory "billing" needs a Zod `context` schema.'));
     expect(() => createRuntimeToolFactory({ serviceName: 'billing' } as any)).toThrow(
-      /needs a Zod `context` schema/,
+      new ToolsConfigurationError('Tool factory "billing" needs a Zod `context` schema.'),
     );
   });
 

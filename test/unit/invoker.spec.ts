@@ -3,11 +3,12 @@ import { z } from 'zod';
 import {
   createToolInvoker,
   defineRuntimeTool,
-  defineToolClass,
   defineToolRegistry,
   ToolError,
   type ToolHooks,
 } from '../../lib/core/index.js';
+import { compiledTool } from '../../lib/core/compiled-tools.js';
+import { defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool } from './support.js';
 
 const getInvoice = defineRuntimeTool({
@@ -89,7 +90,7 @@ describe('createToolInvoker inputs', () => {
   it('refuses duplicate names in a list, naming both origins', () => {
     const again = makeTool({ name: 'health_ping', service: 'x', action: 'y' });
     expect(() => createToolInvoker([ping, again])).toThrow(
-      'Duplicate tool name "health_ping": declared by runtime tool "health.ping" and by runtime tool "health_ping".',
+      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool x.y.',
     );
   });
 
@@ -371,14 +372,33 @@ describe('filtersListing', () => {
 });
 
 describe('find', () => {
-  it('returns the compiled tool exposed on a transport, or undefined', () => {
+  it('returns the frozen descriptor of a tool exposed on a transport, or undefined', () => {
     const invoker = createToolInvoker(all);
-    const compiled = invoker.find('admin_migrate', 'CLI');
-    expect(compiled?.spec).toBe(migrate);
-    expect(compiled?.descriptor.name).toBe('admin_migrate');
-    expect(Object.isFrozen(compiled)).toBe(true);
+    const descriptor = invoker.find('admin_migrate', 'CLI');
+    expect(descriptor).toBe(invoker.manifest('CLI').find(({ name }) => name === 'admin_migrate'));
+    expect(Object.isFrozen(descriptor)).toBe(true);
     expect(invoker.find('admin_migrate', 'MCP')).toBeUndefined();
     expect(invoker.find('nope', 'CLI')).toBeUndefined();
+  });
+
+  it('hands out no handler, guard or schema object: nothing to call around the pipeline', () => {
+    const invoker = createToolInvoker(all);
+    const descriptor = invoker.find('admin_migrate', 'CLI')!;
+    expect(Object.keys(descriptor).sort()).toEqual(
+      ['annotations', 'description', 'identity', 'inputSchema', 'name', 'transports'].sort(),
+    );
+    expect(Object.values(descriptor).some((value) => typeof value === 'function')).toBe(false);
+  });
+
+  it('keeps the compiled tool for the surface adapters only, through an internal lookup', () => {
+    const invoker = createToolInvoker(all);
+    expect(compiledTool(invoker, 'admin_migrate', 'CLI')?.spec).toBe(migrate);
+    expect(compiledTool(invoker, 'admin_migrate', 'MCP')).toBeUndefined();
+    expect(() => compiledTool({}, 'admin_migrate', 'CLI')).toThrow(
+      new TypeError(
+        'Expected a toolwright invoker (createToolInvoker, or the ToolInvoker of an initialised ToolsModule).',
+      ),
+    );
   });
 });
 

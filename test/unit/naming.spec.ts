@@ -1,17 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  assertToolName,
-  assertUniqueNames,
   createToolInvoker,
   defineRuntimeTool,
   defineToolRegistry,
+  ToolsConfigurationError,
+} from '../../lib/core/index.js';
+import {
+  assertToolName,
+  assertUniqueNames,
   deriveToolName,
   similarNames,
   snakeCase,
   TOOL_NAME_PATTERN,
   unknownToolMessage,
-} from '../../lib/core/index.js';
+} from '../../lib/core/naming.js';
+import { defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool } from './support.js';
 
 describe('snakeCase', () => {
@@ -48,7 +52,10 @@ describe('deriveToolName', () => {
 
   it('refuses a service name with no usable characters', () => {
     expect(() => deriveToolName('***', 'getInvoice')).toThrow(
-      /service "\*\*\*".*the service name has no letters or digits.*explicit `name`/,
+      new ToolsConfigurationError(
+        'Cannot derive a tool name from service "***" and action "getInvoice": ' +
+          'the service name has no letters or digits. Set an explicit `name`.',
+      ),
     );
     expect(() => deriveToolName('', 'getInvoice')).toThrow(/the service name has no letters/);
   });
@@ -77,7 +84,9 @@ describe('assertToolName', () => {
   it('refuses 65 characters with the length, the limit and the origin', () => {
     const name = 'a'.repeat(65);
     expect(() => assertToolName(name, 'InvoiceTools.get')).toThrow(
-      `Tool name "${name}" (InvoiceTools.get) is 65 characters (max 64).`,
+      new ToolsConfigurationError(
+        `Tool name "${name}" (InvoiceTools.get) is 65 characters (max 64). Set a shorter or plainer \`name\`.`,
+      ),
     );
   });
 
@@ -91,7 +100,11 @@ describe('assertToolName', () => {
   );
 
   it('refuses an empty name', () => {
-    expect(() => assertToolName('', 'pingTool')).toThrow('Tool name "" (pingTool) is empty.');
+    expect(() => assertToolName('', 'pingTool')).toThrow(
+      new ToolsConfigurationError(
+        'Tool name "" (pingTool) is empty. Set a shorter or plainer `name`.',
+      ),
+    );
   });
 
   it('is applied to explicit and derived names of runtime tools', () => {
@@ -119,7 +132,11 @@ describe('assertUniqueNames', () => {
         { name: 'other', origin: 'otherTool' },
         { name: 'ping', origin: 'HealthTools.ping' },
       ]),
-    ).toThrow('Duplicate tool name "ping": declared by pingTool and by HealthTools.ping.');
+    ).toThrow(
+      new ToolsConfigurationError(
+        'Duplicate tool name "ping": declared by pingTool and by HealthTools.ping.',
+      ),
+    );
   });
 
   it('uses the given label', () => {
@@ -137,10 +154,53 @@ describe('assertUniqueNames', () => {
   it('refuses duplicate tools at composition, naming both origins', () => {
     const derived = makeTool({ service: 'health', action: 'ping' });
     const explicit = makeTool({ service: 'other', action: 'x', name: 'health_ping' });
-    const expected =
-      'Duplicate tool name "health_ping": declared by runtime tool "health.ping" and by runtime tool "health_ping".';
+    const expected = new ToolsConfigurationError(
+      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool other.x.',
+    );
     expect(() => defineToolRegistry({ defaults: [derived, explicit] })).toThrow(expected);
     expect(() => createToolInvoker([derived, explicit])).toThrow(expected);
+  });
+
+  it('tells two runtime tools with the same explicit name apart by serviceName.action', () => {
+    const first = makeTool({ name: 'same', service: 'billing', action: 'getInvoice' });
+    const second = makeTool({ name: 'same', service: 'billing', action: 'findInvoice' });
+    const expected = new ToolsConfigurationError(
+      'Duplicate tool name "same": declared by runtime tool billing.getInvoice and by runtime tool billing.findInvoice.',
+    );
+    expect(() => defineToolRegistry({ defaults: [first, second] })).toThrow(expected);
+    expect(() => createToolInvoker([first, second])).toThrow(expected);
+  });
+
+  it('names a class tool by Class.method and a runtime tool by serviceName.action', () => {
+    class HealthTools {
+      check() {
+        return true;
+      }
+    }
+    defineToolClass(HealthTools, {
+      serviceName: 'health',
+      tools: [
+        {
+          methodName: 'check',
+          action: 'check',
+          method: 'GET',
+          name: 'same',
+          description: 'Check',
+          input: z.object({}),
+        },
+      ],
+    });
+    const runtime = makeTool({ name: 'same', service: 'billing', action: 'getInvoice' });
+    expect(() => createToolInvoker([HealthTools, runtime])).toThrow(
+      new ToolsConfigurationError(
+        'Duplicate tool name "same": declared by HealthTools.check and by runtime tool billing.getInvoice.',
+      ),
+    );
+    expect(() => defineToolRegistry({ defaults: [runtime, HealthTools] })).toThrow(
+      new ToolsConfigurationError(
+        'Duplicate tool name "same": declared by runtime tool billing.getInvoice and by HealthTools.check.',
+      ),
+    );
   });
 });
 

@@ -1,12 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  classTools,
+  ToolsConfigurationError,
+  createRuntimeToolFactory,
   createToolInvoker,
-  defineToolClass,
+  defineRuntimeTool,
   defineToolRegistry,
-  resolveTools,
 } from '../../lib/core/index.js';
+import { resolveTools } from '../../lib/core/registry.js';
+import { classTools, defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool } from './support.js';
 
 const ping = makeTool({ service: 'health', action: 'ping', method: 'GET' });
@@ -66,16 +68,32 @@ describe('defineToolRegistry', () => {
   });
 
   it('refuses options without a defaults array', () => {
-    expect(() => defineToolRegistry({} as any)).toThrow(TypeError);
-    expect(() => defineToolRegistry(undefined as any)).toThrow(
+    const refusal = new ToolsConfigurationError(
       'defineToolRegistry needs { defaults: [...] }: a list of tools and tool classes.',
     );
+    expect(() => defineToolRegistry({} as any)).toThrow(refusal);
+    expect(() => defineToolRegistry(undefined as any)).toThrow(refusal);
   });
 
   it('refuses duplicate defaults, naming both origins', () => {
     const again = makeTool({ service: 'other', action: 'x', name: 'health_ping' });
     expect(() => defineToolRegistry({ defaults: [ping, again] })).toThrow(
-      'Duplicate tool name "health_ping": declared by runtime tool "health.ping" and by runtime tool "health_ping".',
+      new ToolsConfigurationError(
+        'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool other.x.',
+      ),
+    );
+  });
+
+  it('refuses two runtime tools with the same explicit name, naming each by serviceName.action', () => {
+    const first = makeTool({ name: 'same', service: 'billing', action: 'getInvoice' });
+    const second = makeTool({ name: 'same', service: 'crm', action: 'findCustomer' });
+    const refusal = new ToolsConfigurationError(
+      'Duplicate tool name "same": declared by runtime tool billing.getInvoice and by runtime tool crm.findCustomer.',
+    );
+    expect(() => defineToolRegistry({ defaults: [first, second] })).toThrow(refusal);
+    expect(() => createToolInvoker([first, second])).toThrow(refusal);
+    expect(() => resolveTools({ tools: [first, second], names: ['same', 'same'] })).toThrow(
+      refusal,
     );
   });
 
@@ -97,10 +115,14 @@ describe('defineToolRegistry', () => {
     it('refuses an unknown name synchronously, listing the declared names (sorted)', () => {
       const builder = defineToolRegistry({ defaults: [ping, getInvoice, voidInvoice] });
       expect(() => builder.disable('health_pong')).toThrow(
-        'Tool registry disable("health_pong") names no default; declared: billing_get_invoice, billing_void_invoice, health_ping.',
+        new ToolsConfigurationError(
+          'Tool registry disable("health_pong") names no default; declared: billing_get_invoice, billing_void_invoice, health_ping.',
+        ),
       );
       expect(() => defineToolRegistry({ defaults: [] }).disable('x')).toThrow(
-        'Tool registry disable("x") names no default; declared: (none).',
+        new ToolsConfigurationError(
+          'Tool registry disable("x") names no default; declared: (none).',
+        ),
       );
     });
 
@@ -140,27 +162,33 @@ describe('defineToolRegistry', () => {
     it('requires the replacement to carry the same name', () => {
       expect(() =>
         defineToolRegistry({ defaults: [ping, getInvoice] }).replace('health_ping', getInvoice),
-      ).toThrow('A replacement for "health_ping" must carry that name, not "billing_get_invoice".');
+      ).toThrow(
+        new ToolsConfigurationError(
+          'A replacement for "health_ping" must carry that name, not "billing_get_invoice".',
+        ),
+      );
     });
 
     it('may be given only once per name', () => {
       const builder = defineToolRegistry({ defaults: [ping] }).replace('health_ping', myPing);
       expect(() => builder.replace('health_ping', myPing)).toThrow(
-        'Tool registry already replaced "health_ping".',
+        new ToolsConfigurationError('Tool registry already replaced "health_ping".'),
       );
     });
 
     it('refuses a disabled name', () => {
       const builder = defineToolRegistry({ defaults: [ping] }).disable('health_ping');
       expect(() => builder.replace('health_ping', myPing)).toThrow(
-        'Tool registry cannot replace "health_ping": it is disabled.',
+        new ToolsConfigurationError('Tool registry cannot replace "health_ping": it is disabled.'),
       );
     });
 
     it('refuses an unknown name synchronously, listing the declared names', () => {
       const builder = defineToolRegistry({ defaults: [ping, getInvoice] });
       expect(() => builder.replace('health_pong', myPing)).toThrow(
-        'Tool registry replace("health_pong") names no default; declared: billing_get_invoice, health_ping.',
+        new ToolsConfigurationError(
+          'Tool registry replace("health_pong") names no default; declared: billing_get_invoice, health_ping.',
+        ),
       );
     });
 
@@ -226,7 +254,14 @@ describe('defineToolRegistry', () => {
     it('refuses a duplicate between a class and a runtime tool, naming both origins', () => {
       const clash = makeTool({ name: 'invoices_archive', service: 'x', action: 'y' });
       expect(() => defineToolRegistry({ defaults: [InvoiceTools, clash] })).toThrow(
-        'Duplicate tool name "invoices_archive": declared by InvoiceTools.archive and by runtime tool "invoices_archive".',
+        new ToolsConfigurationError(
+          'Duplicate tool name "invoices_archive": declared by InvoiceTools.archive and by runtime tool x.y.',
+        ),
+      );
+      expect(() => createToolInvoker([clash, InvoiceTools])).toThrow(
+        new ToolsConfigurationError(
+          'Duplicate tool name "invoices_archive": declared by runtime tool x.y and by InvoiceTools.archive.',
+        ),
       );
     });
 
@@ -248,6 +283,7 @@ describe('defineToolRegistry', () => {
       } catch (caught) {
         error = caught as Error;
       }
+      expect(error).toBeInstanceOf(ToolsConfigurationError);
       expect(error?.message).toMatch(message);
       expect(error?.message).toContain(
         'Use defineRuntimeTool(...) or a class decorated with @ToolFactory.',
@@ -285,10 +321,16 @@ describe('resolveTools', () => {
     ).toThrow(/Duplicate tool name "health_ping"/);
   });
 
-  it('refuses anything else with a TypeError', () => {
-    expect(() => resolveTools({ tools: 'x' } as any)).toThrow(TypeError);
+  it('refuses anything else with a ToolsConfigurationError', () => {
+    expect(() => resolveTools({ tools: 'x' } as any)).toThrow(
+      new ToolsConfigurationError(
+        'Expected a tool registry, its build() result or a list of tools, got an object with keys tools.',
+      ),
+    );
     expect(() => resolveTools(42 as any)).toThrow(
-      'Expected a tool registry, its build() result or a list of tools, got 42.',
+      new ToolsConfigurationError(
+        'Expected a tool registry, its build() result or a list of tools, got 42.',
+      ),
     );
   });
 
@@ -299,5 +341,125 @@ describe('resolveTools', () => {
     await expect(invoker.invoke('health_ping', {}, { transport: 'MCP' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
+  });
+});
+
+describe('composition errors', () => {
+  const base = {
+    description: 'Answer pong',
+    identity: { serviceName: 'health', action: 'ping', method: 'GET' as const },
+    input: z.object({}),
+    handler: () => ({ pong: true }),
+  };
+  class NoMethod {}
+  defineToolClass(NoMethod, {
+    serviceName: 'ghost',
+    tools: [
+      {
+        methodName: 'walk',
+        action: 'walk',
+        method: 'POST',
+        description: 'Walk',
+        input: z.object({}),
+      },
+    ],
+  });
+
+  it.each<[string, () => unknown, string]>([
+    [
+      'a duplicate name',
+      () => createToolInvoker([ping, makeTool({ name: 'health_ping', service: 'a', action: 'b' })]),
+      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool a.b.',
+    ],
+    [
+      'an invalid name',
+      () => defineRuntimeTool({ ...base, name: 'bad/name' }),
+      'Tool name "bad/name" (runtime tool health.ping) must match ^[a-zA-Z0-9_-]{1,64}$. Set a shorter or plainer `name`.',
+    ],
+    [
+      'a name that cannot be derived',
+      () => defineRuntimeTool({ ...base, identity: { ...base.identity, serviceName: '***' } }),
+      'Cannot derive a tool name from service "***" and action "ping": the service name has no letters or digits. Set an explicit `name`.',
+    ],
+    [
+      'a non-object input schema',
+      () => defineRuntimeTool({ ...base, input: z.string() as any }),
+      'Tool "health_ping" (runtime tool health.ping) must have a Zod object input schema (z.object({...})); wrap a scalar or union in an object.',
+    ],
+    [
+      'a missing description',
+      () => defineRuntimeTool({ ...base, description: ' ' }),
+      'Tool "health_ping" (runtime tool health.ping) needs a non-empty description.',
+    ],
+    [
+      'an unknown method',
+      () => defineRuntimeTool({ ...base, identity: { ...base.identity, method: 'FETCH' as any } }),
+      'Tool "health_ping" (runtime tool health.ping) has method "FETCH"; use one of GET, POST, PUT, PATCH, DELETE.',
+    ],
+    [
+      'an output that is not a schema',
+      () => defineRuntimeTool({ ...base, output: { pong: z.boolean() } as any }),
+      'Tool "health_ping" (runtime tool health.ping) has an output that is not a Zod schema.',
+    ],
+    [
+      'a bad timeout',
+      () => defineRuntimeTool({ ...base, timeoutMs: 0 }),
+      'Tool "health_ping" (runtime tool health.ping) has timeoutMs 0; use a positive number.',
+    ],
+    [
+      'a missing handler',
+      () => defineRuntimeTool({ ...base, handler: undefined as any }),
+      'Tool "health_ping" (runtime tool health.ping) needs a handler function.',
+    ],
+    [
+      'a factory without a context schema',
+      () => createRuntimeToolFactory({ serviceName: 'billing' } as any),
+      'Tool factory "billing" needs a Zod `context` schema.',
+    ],
+    [
+      'a class that is not a tool class',
+      () => classTools(class Plain {}),
+      'Plain is not a tool class: decorate it with @ToolFactory and its methods with @Tool.',
+    ],
+    [
+      'a class tool whose method is missing',
+      () => createToolInvoker([NoMethod]),
+      'Tool "ghost_walk" (NoMethod.walk) has no method to call: NoMethod has no method "walk".',
+    ],
+    [
+      'something that is not a tool',
+      () => createToolInvoker([{ name: 'x' } as any]),
+      'Not a tool: an object with keys name. Use defineRuntimeTool(...) or a class decorated with @ToolFactory.',
+    ],
+    [
+      'an unknown disable name',
+      () => defineToolRegistry({ defaults: [ping] }).disable('nope'),
+      'Tool registry disable("nope") names no default; declared: health_ping.',
+    ],
+    [
+      'an unknown replace name',
+      () => defineToolRegistry({ defaults: [ping] }).replace('nope', ping),
+      'Tool registry replace("nope") names no default; declared: health_ping.',
+    ],
+    [
+      'a replacement carrying another name',
+      () => defineToolRegistry({ defaults: [ping] }).replace('health_ping', getInvoice),
+      'A replacement for "health_ping" must carry that name, not "billing_get_invoice".',
+    ],
+    [
+      'an unrepresentable schema',
+      () => createToolInvoker([makeTool({ service: 'a', action: 'b', output: z.date() })]),
+      'Tool "a_b" (runtime tool a.b): its output schema cannot be expressed in JSON Schema, at output: z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+    ],
+  ])('%s is a ToolsConfigurationError', (_label, compose, message) => {
+    let error: unknown;
+    try {
+      compose();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ToolsConfigurationError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ name: 'ToolsConfigurationError', message });
   });
 });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { normalizeError, ToolError } from '../../lib/core/errors.js';
 import {
-  normalizeError,
   toErrorEnvelope,
   toFailure,
-  ToolError,
   toToolError,
   type ToolFailure,
-} from '../../lib/core/index.js';
+} from '../../lib/core/result.js';
 
 describe('toFailure', () => {
   it('keeps only code, message and retryable when there are no details or hint', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it, jest } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { map, Observable, of, throwError, timer } from 'rxjs';
 import { z } from 'zod';
 import {
@@ -14,7 +14,8 @@ import {
   type ToolGuardContext,
   type ToolResult,
 } from '../../lib/core/index.js';
-import { deferred, makeLogger, makeTool, sleep } from './support.js';
+import { deferred, sleep } from '../fixtures/timing.js';
+import { makeLogger, makeTool } from './support.js';
 
 interface HarnessOptions {
   before?: (options: BeforeToolCallOptions) => unknown;
@@ -448,7 +449,12 @@ describe('the failure matrix', () => {
 
   it('the output is parsed: transforms apply and unknown keys are stripped', async () => {
     const tool = makeTool({
-      output: z.object({ at: z.string().transform((value) => value.length) }),
+      output: z.object({
+        at: z
+          .string()
+          .transform((value) => value.length)
+          .pipe(z.number()),
+      }),
       handler: () => ({ at: 'abc', internal: 'strip me' }),
     });
     await expect(
@@ -456,48 +462,71 @@ describe('the failure matrix', () => {
     ).resolves.toStrictEqual({ ok: true, data: { at: 3 } });
   });
 
-  it('a timeout answers REQUEST_TIMEOUT (retryable), aborts the handler signal and ignores the late outcome', async () => {
-    let signal: AbortSignal | undefined;
-    const h = harness({
-      timeoutMs: 15,
-      handler: async (call) => {
-        signal = call.signal;
-        await sleep(40);
-        throw new Error('late failure');
-      },
-    });
-    const started = performance.now();
-    const result = await h.run();
-    expect(performance.now() - started).toBeLessThan(35);
-    expect(result).toEqual({
-      ok: false,
-      error: {
-        code: 'REQUEST_TIMEOUT',
-        message: 'Tool "math_double" did not finish within 15 ms.',
-        retryable: true,
-      },
-    });
-    expect(signal?.aborted).toBe(true);
-    expect(ToolError.is(signal?.reason)).toBe(true);
-    await sleep(40); // the late rejection is swallowed and reported nowhere
-    expect(h.errors).toHaveLength(0);
-    expect(h.after).toHaveLength(1);
-    expect(h.logger.error).not.toHaveBeenCalled();
-  });
+  describe('with fake timers', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
 
-  it('a handler that finishes within its timeout succeeds, and its signal stays quiet', async () => {
-    let signal: AbortSignal | undefined;
-    const h = harness({
-      timeoutMs: 200,
-      handler: async (call) => {
-        signal = call.signal;
-        await sleep(2);
-        return { doubled: 1 };
-      },
+    it('a timeout answers REQUEST_TIMEOUT (retryable), aborts the handler signal and ignores the late outcome', async () => {
+      let signal: AbortSignal | undefined;
+      const entered = deferred();
+      const late = deferred<never>();
+      const h = harness({
+        timeoutMs: 15,
+        handler: (call) => {
+          signal = call.signal;
+          entered.resolve();
+          return late.promise;
+        },
+      });
+      let settled = false;
+      const pending = h.run().finally(() => (settled = true));
+      await entered.promise;
+      await jest.advanceTimersByTimeAsync(14);
+      expect({ settled, aborted: signal?.aborted }).toEqual({ settled: false, aborted: false });
+      // The result comes at 15 ms, while the handler is still running.
+      await jest.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(true);
+      expect(await pending).toEqual({
+        ok: false,
+        error: {
+          code: 'REQUEST_TIMEOUT',
+          message: 'Tool "math_double" did not finish within 15 ms.',
+          retryable: true,
+        },
+      });
+      expect(signal?.aborted).toBe(true);
+      expect(ToolError.is(signal?.reason)).toBe(true);
+      // The late rejection changes nothing of the answer; onToolError still sees it.
+      const lateFailure = new Error('late failure');
+      late.reject(lateFailure);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(h.errors.map((options) => options.error)).toEqual([lateFailure]);
+      expect(h.after).toHaveLength(1);
+      expect(h.logger.error).not.toHaveBeenCalled();
     });
-    expect(await h.run()).toEqual({ ok: true, data: { doubled: 1 } });
-    await sleep(5);
-    expect(signal?.aborted).toBe(false);
+
+    it('a handler that finishes within its timeout succeeds, and its signal stays quiet', async () => {
+      let signal: AbortSignal | undefined;
+      const entered = deferred();
+      const finish = deferred<{ doubled: number }>();
+      const h = harness({
+        timeoutMs: 200,
+        handler: (call) => {
+          signal = call.signal;
+          entered.resolve();
+          return finish.promise;
+        },
+      });
+      const pending = h.run();
+      await entered.promise;
+      await jest.advanceTimersByTimeAsync(199);
+      finish.resolve({ doubled: 1 });
+      expect(await pending).toEqual({ ok: true, data: { doubled: 1 } });
+      // Its timeout was cleared: time passing past it aborts nothing.
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(signal?.aborted).toBe(false);
+      expect(jest.getTimerCount()).toBe(0);
+    });
   });
 
   it('a caller abort mid-call answers REQUEST_ABORTED and aborts the handler signal', async () => {
@@ -723,21 +752,28 @@ describe('onToolError and afterToolCall', () => {
   });
 
   it('hands afterToolCall the duration of the call', async () => {
-    const after: AfterToolCallOptions[] = [];
-    const finished: ToolCallEvent[] = [];
-    const tool = makeTool({
-      handler: async () => {
-        await sleep(25);
-        return 1;
-      },
-    });
-    await createToolInvoker([tool], {
-      hooks: { afterToolCall: (options) => void after.push(options) },
-      onCallFinished: (event) => void finished.push(event),
-    }).invoke('test_run', {}, { transport: 'MCP' });
-    expect(after[0].durationMs).toBeGreaterThanOrEqual(20);
-    expect(after[0].durationMs).toBeLessThan(1000);
-    expect(finished[0].durationMs).toBe(after[0].durationMs);
+    // Fake timers fake performance.now too: the duration is exactly the time the handler took.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
+    try {
+      const after: AfterToolCallOptions[] = [];
+      const finished: ToolCallEvent[] = [];
+      const tool = makeTool({
+        handler: async () => {
+          await sleep(25);
+          return 1;
+        },
+      });
+      const pending = createToolInvoker([tool], {
+        hooks: { afterToolCall: (options) => void after.push(options) },
+        onCallFinished: (event) => void finished.push(event),
+      }).invoke('test_run', {}, { transport: 'MCP' });
+      await jest.advanceTimersByTimeAsync(25);
+      await pending;
+      expect(after[0].durationMs).toBe(25);
+      expect(finished[0].durationMs).toBe(25);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });
 
@@ -1093,7 +1129,12 @@ describe('onCallFinished', () => {
 
   it('is not emitted for an unknown tool', async () => {
     const { invoker, finished } = finishing();
-    await expect(invoker.invoke('billing_nope', {}, { transport: 'CLI' })).rejects.toThrow();
+    const unknown = invoker.invoke('billing_nope', {}, { transport: 'CLI' });
+    await expect(unknown).rejects.toBeInstanceOf(ToolError);
+    await expect(unknown).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'Unknown tool "billing_nope". Did you mean "billing_leaf"?',
+    });
     expect(finished).toHaveLength(0);
   });
 });

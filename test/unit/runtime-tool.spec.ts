@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
-  DEFAULT_TRANSPORTS,
+  ToolsConfigurationError,
   defineRuntimeTool,
-  isRuntimeTool,
-  resolveAnnotations,
   type ToolMethod,
 } from '../../lib/core/index.js';
+import { isRuntimeTool, resolveAnnotations } from '../../lib/core/runtime-tool.js';
+import { DEFAULT_TRANSPORTS } from '../../lib/core/types.js';
 
 const base = {
   description: 'Fetch one invoice',
@@ -28,7 +28,7 @@ describe('defineRuntimeTool', () => {
     expect(tool.output).toBe(output);
     expect(tool.timeoutMs).toBe(1000);
     expect(tool.handler).toBe(handler);
-    expect(tool.origin).toBe('runtime tool "billing.getInvoice"');
+    expect(tool.origin).toBe('runtime tool billing.getInvoice');
     expect(isRuntimeTool(tool)).toBe(true);
     expect(() => {
       (tool as any).name = 'changed';
@@ -52,8 +52,20 @@ describe('defineRuntimeTool', () => {
     expect('present' in tool).toBe(false);
   });
 
-  it('names an explicit-name tool after its name in the origin', () => {
-    expect(defineRuntimeTool({ ...base, name: 'invoice' }).origin).toBe('runtime tool "invoice"');
+  it('names an explicit-name tool after its identity in the origin: where it was declared', () => {
+    expect(defineRuntimeTool({ ...base, name: 'invoice' }).origin).toBe(
+      'runtime tool billing.getInvoice',
+    );
+  });
+
+  it('refuses a tool without identity with a ToolsConfigurationError naming it', () => {
+    expect(() =>
+      defineRuntimeTool({ ...base, name: 'invoice', identity: undefined as any }),
+    ).toThrow(
+      new ToolsConfigurationError(
+        'Tool runtime tool "invoice" has no identity: give it { serviceName, action, method }.',
+      ),
+    );
   });
 
   describe('transports', () => {
@@ -74,7 +86,9 @@ describe('defineRuntimeTool', () => {
 
     it('refuses an empty list', () => {
       expect(() => defineRuntimeTool({ ...base, transports: [] })).toThrow(
-        'Tool "billing_get_invoice" (runtime tool "billing.getInvoice") must be exposed on at least one transport; omit `transports` for MCP and AGENT.',
+        new ToolsConfigurationError(
+          'Tool "billing_get_invoice" (runtime tool billing.getInvoice) must be exposed on at least one transport; omit `transports` for MCP and AGENT.',
+        ),
       );
     });
 
@@ -97,7 +111,10 @@ describe('defineRuntimeTool', () => {
       ['nothing', undefined],
     ])('refuses %s, naming the tool', (_label, input) => {
       expect(() => defineRuntimeTool({ ...base, input: input as any })).toThrow(
-        /^Tool "billing_get_invoice" \(runtime tool "billing\.getInvoice"\) must have a Zod object input schema/,
+        new ToolsConfigurationError(
+          'Tool "billing_get_invoice" (runtime tool billing.getInvoice) must have a Zod object input schema ' +
+            '(z.object({...})); wrap a scalar or union in an object.',
+        ),
       );
     });
 
@@ -147,7 +164,9 @@ describe('defineRuntimeTool', () => {
       expect(() =>
         defineRuntimeTool({ ...base, present: { mcp: () => ({ content: [] }) } } as any),
       ).toThrow(
-        'Tool "billing_get_invoice" (runtime tool "billing.getInvoice") has presenters but no output schema to present.',
+        new ToolsConfigurationError(
+          'Tool "billing_get_invoice" (runtime tool billing.getInvoice) has presenters but no output schema to present.',
+        ),
       );
     });
 

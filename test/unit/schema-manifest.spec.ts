@@ -1,12 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
+import { ToolsConfigurationError, createToolInvoker } from '../../lib/core/index.js';
+import { describeTool } from '../../lib/core/manifest.js';
 import {
-  createToolInvoker,
-  describeTool,
   isObjectSchema,
   isZodSchema,
+  schemaPathNotation,
   toJsonSchema,
-} from '../../lib/core/index.js';
+} from '../../lib/core/schema.js';
+import { defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool, unfrozenPaths } from './support.js';
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
@@ -65,14 +67,322 @@ describe('toJsonSchema', () => {
     expect(unfrozenPaths(output)).toEqual([]);
   });
 
-  it('leaves parts JSON Schema cannot express open instead of refusing them', () => {
-    const schema = z.object({
-      at: z.date(),
-      length: z.string().transform((value) => value.length),
+  it('refuses a part JSON Schema cannot express, with the path, and caches nothing for it', () => {
+    const schema = z.object({ at: z.date() });
+    const refusal = new ToolsConfigurationError(
+      'This output schema cannot be expressed in JSON Schema, at output.at: ' +
+        'z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+    );
+    expect(() => toJsonSchema(schema, 'output')).toThrow(refusal);
+    expect(() => toJsonSchema(schema, 'output')).toThrow(refusal);
+    expect(() => toJsonSchema(schema, 'output', 'Tool "x" (here)')).toThrow(
+      new ToolsConfigurationError(
+        'Tool "x" (here): its output schema cannot be expressed in JSON Schema, at output.at: ' +
+          'z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+      ),
+    );
+  });
+
+  it('keeps a transform on input (its input side is a schema) and refuses it on output', () => {
+    const schema = z.object({ length: z.string().transform((value) => value.length) });
+    expect(toJsonSchema(schema, 'input').properties).toEqual({ length: { type: 'string' } });
+    expect(() => toJsonSchema(schema, 'output')).toThrow(
+      new ToolsConfigurationError(
+        "This output schema cannot be expressed in JSON Schema, at output.length: a transform's output " +
+          'has no JSON Schema form; end it with .pipe(<schema of its result>).',
+      ),
+    );
+  });
+});
+
+describe('schemaPathNotation', () => {
+  it.each([
+    [[], 'input'],
+    [['properties', 'when'], 'input.when'],
+    [['properties', 'items', 'items', 'properties', 'at'], 'input.items[].at'],
+    [['properties', 'odd key'], 'input["odd key"]'],
+    [['properties', 'pair', 'prefixItems', 1], 'input.pair[1]'],
+    [['properties', 'byId', 'additionalProperties', 'properties', 'at'], 'input.byId.*.at'],
+    [['properties', 'byId', 'patternProperties', '*'], 'input.byId.*'],
+    [['properties', 'byId', 'propertyNames'], 'input.byId.(key)'],
+    [['properties', 'either', 'anyOf', 1], 'input.either|1'],
+    [['properties', 'kind', 'oneOf', 0, 'properties', 'at'], 'input.kind|0.at'],
+    [['properties', 'both', 'allOf', 1, 'properties', 'at'], 'input.both&1.at'],
+  ])('%j is %s', (path, expected) => {
+    expect(schemaPathNotation('input', path as (string | number)[])).toBe(expected);
+  });
+});
+
+describe('MCP profile checks at composition', () => {
+  const owner = 'Tool "events_create" (runtime tool events.create)';
+  const refusal = (io: 'input' | 'output', path: string, reason: string) =>
+    new ToolsConfigurationError(
+      `${owner}: its ${io} schema cannot be expressed in JSON Schema, at ${io}${path.startsWith('[') ? '' : '.'}${path}: ${reason}.`,
+    );
+  const compose = (overrides: Record<string, unknown>) => () =>
+    createToolInvoker([makeTool({ service: 'events', action: 'create', ...overrides })]);
+
+  const unrepresentable: [string, () => z.ZodType, string][] = [
+    [
+      'z.date()',
+      () => z.date(),
+      'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()',
+    ],
+    [
+      'z.bigint()',
+      () => z.bigint(),
+      'z.bigint() has no JSON Schema form; use z.number().int() or a numeric z.string()',
+    ],
+    [
+      'z.map()',
+      () => z.map(z.string(), z.number()),
+      'z.map() has no JSON Schema form; use z.record() or an array of [key, value] tuples',
+    ],
+    ['z.set()', () => z.set(z.string()), 'z.set() has no JSON Schema form; use z.array()'],
+    ['z.symbol()', () => z.symbol(), 'z.symbol() has no JSON Schema form; JSON has no symbols'],
+    [
+      'z.custom()',
+      () => z.custom<string>((value) => typeof value === 'string'),
+      'z.custom() / z.instanceof() has no JSON Schema form; describe the value with JSON types (z.object(), z.string(), …)',
+    ],
+    [
+      'z.instanceof()',
+      () => z.instanceof(URL),
+      'z.custom() / z.instanceof() has no JSON Schema form; describe the value with JSON types (z.object(), z.string(), …)',
+    ],
+    [
+      'z.function()',
+      () => z.function(),
+      'a function has no JSON Schema form; JSON carries no functions',
+    ],
+    [
+      'z.undefined()',
+      () => z.undefined(),
+      'z.undefined() has no JSON Schema form; mark the field .optional() or use z.null()',
+    ],
+    ['z.nan()', () => z.nan(), 'z.nan() has no JSON Schema form; JSON has no NaN'],
+    [
+      'z.literal(undefined)',
+      () => z.literal(undefined),
+      'z.literal(undefined) has no JSON Schema form; mark the field .optional()',
+    ],
+  ];
+
+  describe.each(unrepresentable)('%s', (_label, make, reason) => {
+    it('is refused in an input schema, at its path', () => {
+      expect(compose({ input: z.object({ title: z.string(), when: make() }) })).toThrow(
+        refusal('input', 'when', reason),
+      );
     });
-    expect(() => toJsonSchema(schema)).not.toThrow();
-    expect(() => toJsonSchema(schema, 'output')).not.toThrow();
-    expect((toJsonSchema(schema).properties as Record<string, unknown>).at).toEqual({});
+
+    it('is refused deep in an output schema, at its path', () => {
+      const output = z.object({ items: z.array(z.object({ id: z.string(), at: make() })) });
+      expect(compose({ output })).toThrow(refusal('output', 'items[].at', reason));
+    });
+  });
+
+  it('refuses z.void() on input and as a whole output schema', () => {
+    expect(compose({ input: z.object({ done: z.void() }) })).toThrow(
+      refusal(
+        'input',
+        'done',
+        'z.void() has no JSON Schema form; mark the field .optional() or use z.null()',
+      ),
+    );
+    expect(compose({ output: z.void() })).toThrow(
+      new ToolsConfigurationError(
+        `${owner}: its output schema cannot be expressed in JSON Schema, at output: ` +
+          'z.void() has no JSON Schema form; omit the output schema or use z.null().',
+      ),
+    );
+  });
+
+  it('refuses z.undefined() in a union and as an optional field: JSON has no undefined', () => {
+    const reason =
+      'z.undefined() has no JSON Schema form; mark the field .optional() or use z.null()';
+    expect(compose({ input: z.object({ note: z.union([z.string(), z.undefined()]) }) })).toThrow(
+      refusal('input', 'note|1', reason),
+    );
+    expect(compose({ input: z.object({ note: z.undefined().optional() }) })).toThrow(
+      refusal('input', 'note', reason),
+    );
+  });
+
+  it("refuses a transform's output side in an output schema", () => {
+    expect(
+      compose({ output: z.object({ at: z.string().transform((value) => new Date(value)) }) }),
+    ).toThrow(
+      refusal(
+        'output',
+        'at',
+        "a transform's output has no JSON Schema form; end it with .pipe(<schema of its result>)",
+      ),
+    );
+  });
+
+  it('refuses a bare z.transform() in an input schema', () => {
+    expect(compose({ input: z.object({ raw: z.transform((value) => String(value)) }) })).toThrow(
+      refusal(
+        'input',
+        'raw',
+        'a bare z.transform() has no JSON Schema form on input; transform a schema (z.string().transform(…)) or use z.preprocess(fn, schema)',
+      ),
+    );
+  });
+
+  it('names the path through records, tuples, unions, intersections and record keys', () => {
+    const reason = 'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()';
+    const cases: [z.ZodType, string][] = [
+      [z.object({ byId: z.record(z.string(), z.object({ at: z.date() })) }), 'byId.*.at'],
+      [z.object({ span: z.tuple([z.string(), z.date()]) }), 'span[1]'],
+      [z.object({ when: z.union([z.string(), z.date()]) }), 'when|1'],
+      [
+        z.object({
+          event: z.discriminatedUnion('kind', [
+            z.object({ kind: z.literal('a'), at: z.date() }),
+            z.object({ kind: z.literal('b') }),
+          ]),
+        }),
+        'event|0.at',
+      ],
+      [z.object({ both: z.intersection(z.object({}), z.object({ at: z.date() })) }), 'both&1.at'],
+      [z.object({ 'starts at': z.date() }), '["starts at"]'],
+    ];
+    for (const [output, path] of cases) {
+      expect(compose({ output })).toThrow(refusal('output', path, reason));
+    }
+    expect(
+      compose({
+        output: z.record(
+          z.string().transform((key) => key.trim()),
+          z.string(),
+        ),
+      }),
+    ).toThrow(
+      new ToolsConfigurationError(
+        `${owner}: its output schema cannot be expressed in JSON Schema, at output.(key): ` +
+          "a transform's output has no JSON Schema form; end it with .pipe(<schema of its result>).",
+      ),
+    );
+  });
+
+  it('names the tool and the class method of a class tool', () => {
+    class EventTools {
+      create() {
+        return {};
+      }
+    }
+    defineToolClass(EventTools, {
+      serviceName: 'events',
+      tools: [
+        {
+          methodName: 'create',
+          action: 'create',
+          method: 'POST',
+          description: 'Create an event',
+          input: z.object({ when: z.date() }),
+        },
+      ],
+    });
+    expect(() => createToolInvoker([EventTools])).toThrow(
+      new ToolsConfigurationError(
+        'Tool "events_create" (EventTools.create): its input schema cannot be expressed in JSON Schema, ' +
+          'at input.when: z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+      ),
+    );
+  });
+
+  it('is a ToolsConfigurationError', () => {
+    let caught: unknown;
+    try {
+      compose({ input: z.object({ when: z.date() }) })();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ToolsConfigurationError);
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).name).toBe('ToolsConfigurationError');
+  });
+
+  it('keeps representable schemas working, converted once', async () => {
+    type Node = { name: string; children: Node[] };
+    const Node: z.ZodType<Node> = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(Node);
+      },
+    });
+    const input = z.object({
+      anything: z.any(),
+      whatever: z.unknown(),
+      note: z.string().optional(),
+      page: z.number().default(1),
+      code: z.string().transform((value) => value.toUpperCase()),
+      raw: z.preprocess((value) => String(value), z.string()),
+      // A codec's input side is a schema: an ISO string on the wire, a Date in the handler.
+      when: z.codec(z.iso.datetime(), z.date(), {
+        decode: (value) => new Date(value),
+        encode: (date) => date.toISOString(),
+      }),
+      tree: Node.optional(),
+      fallback: z.string().catch(() => {
+        throw new Error('no static catch value');
+      }),
+    });
+    const tools = [
+      makeTool({ service: 'a', action: 'text', input, output: z.string(), handler: () => 'ok' }),
+      makeTool({ service: 'a', action: 'list', output: z.array(z.object({ id: z.string() })) }),
+      makeTool({
+        service: 'a',
+        action: 'length',
+        output: z.object({
+          n: z
+            .string()
+            .transform((value) => value.length)
+            .pipe(z.number()),
+        }),
+        handler: () => ({ n: 'abc' }),
+      }),
+      makeTool({
+        service: 'a',
+        action: 'codec',
+        output: z.object({
+          n: z.codec(z.string(), z.number(), { decode: Number, encode: String }),
+        }),
+      }),
+      makeTool({ service: 'a', action: 'tree', output: Node }),
+    ];
+    const invoker = createToolInvoker(tools);
+    const [text, list, length, codec, tree] = invoker.manifest('MCP');
+    expect(text.inputSchema).toBe(toJsonSchema(input, 'input'));
+    expect(text.inputSchema.properties).toEqual({
+      anything: {},
+      whatever: {},
+      note: { type: 'string' },
+      page: { type: 'number', default: 1 },
+      code: { type: 'string' },
+      raw: { type: 'string' },
+      when: { type: 'string', format: 'date-time', pattern: expect.any(String) },
+      tree: { $ref: '#/$defs/__schema0' },
+      fallback: { type: 'string' },
+    });
+    expect(text.inputSchema.required).toEqual([
+      'anything',
+      'whatever',
+      'code',
+      'raw',
+      'when',
+      'fallback',
+    ]);
+    expect(text.outputSchema).toMatchObject({ type: 'string' });
+    expect(list.outputSchema).toMatchObject({ type: 'array', items: { type: 'object' } });
+    expect(length.outputSchema).toMatchObject({ properties: { n: { type: 'number' } } });
+    expect(codec.outputSchema).toMatchObject({ properties: { n: { type: 'number' } } });
+    expect(tree.outputSchema).toMatchObject({ properties: { children: { type: 'array' } } });
+    await expect(invoker.invoke('a_length', {}, { transport: 'MCP' })).resolves.toEqual({
+      ok: true,
+      data: { n: 3 },
+    });
   });
 });
 

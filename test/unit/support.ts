@@ -34,8 +34,6 @@ export function makeLogger() {
   };
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Paths (from the root) of every object reachable from `value` that is not frozen. */
 export function unfrozenPaths(value: unknown, path = '$', seen = new Set<unknown>()): string[] {
   if (typeof value !== 'object' || value === null || seen.has(value)) return [];
@@ -44,11 +42,4 @@ export function unfrozenPaths(value: unknown, path = '$', seen = new Set<unknown
   return own.concat(
     ...Object.entries(value).map(([key, child]) => unfrozenPaths(child, `${path}.${key}`, seen)),
   );
-}
-
-/** A promise with its resolver, for handlers that wait on the test. */
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }

@@ -1,17 +1,20 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { z } from 'zod';
 import {
-  classTools,
   createToolInvoker,
-  defineToolClass,
-  getToolClassMetadata,
-  isToolClass,
-  TOOL_CLASS_METADATA,
   ToolError,
+  ToolsConfigurationError,
   type ToolCall,
   type ToolGuard,
   type ToolGuardContext,
 } from '../../lib/core/index.js';
+import {
+  classTools,
+  defineToolClass,
+  getToolClassMetadata,
+  isToolClass,
+  TOOL_CLASS_METADATA,
+} from '../../lib/core/tool-class.js';
 
 function invoiceClass() {
   const constructed = jest.fn();
@@ -111,7 +114,9 @@ describe('defineToolClass and classTools', () => {
   it('refuses a class without metadata with a message that says how to fix it', () => {
     class Plain {}
     expect(() => classTools(Plain)).toThrow(
-      'Plain is not a tool class: decorate it with @ToolFactory and its methods with @Tool.',
+      new ToolsConfigurationError(
+        'Plain is not a tool class: decorate it with @ToolFactory and its methods with @Tool.',
+      ),
     );
   });
 
@@ -155,7 +160,10 @@ describe('defineToolClass and classTools', () => {
       ],
     });
     expect(() => createToolInvoker([Bad])).toThrow(
-      /^Tool "bad_run" \(Bad\.run\) must have a Zod object input schema/,
+      new ToolsConfigurationError(
+        'Tool "bad_run" (Bad.run) must have a Zod object input schema (z.object({...})); ' +
+          'wrap a scalar or union in an object.',
+      ),
     );
   });
 });
@@ -206,7 +214,9 @@ describe('an invoker over a tool class', () => {
       ],
     });
     expect(() => createToolInvoker([Missing])).toThrow(
-      /^Tool "missing_nope" \(Missing\.nope\) has no method to call/,
+      new ToolsConfigurationError(
+        'Tool "missing_nope" (Missing.nope) has no method to call: Missing has no method "nope".',
+      ),
     );
   });
 
@@ -323,7 +333,9 @@ describe('an invoker over a tool class', () => {
   it('refuses a binder that returns no handler', () => {
     const { InvoiceTools } = invoiceClass();
     expect(() => createToolInvoker([InvoiceTools], { bind: () => ({}) as any })).toThrow(
-      'Tool "billing_get_invoice" (InvoiceTools.get) has no method to call.',
+      new ToolsConfigurationError(
+        'Tool "billing_get_invoice" (InvoiceTools.get) has no method to call.',
+      ),
     );
   });
 

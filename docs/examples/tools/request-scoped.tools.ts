@@ -4,9 +4,10 @@ import { Tool, ToolFactory } from 'toolwright';
 import { z } from 'zod';
 
 /**
- * A request-scoped tool class: Nest builds a fresh instance for every call, with the current
- * HTTP request injected (or no request, for a call made outside one). Prefer a singleton and
- * the call's context unless you need request-scoped providers.
+ * A request-scoped tool class: Nest builds one instance per HTTP request, in that request's DI
+ * sub-tree and with the request injected, shared by every call made while handling it; outside a
+ * request, a fresh one for every call, with no request. Prefer a singleton and the call's context
+ * unless you need request-scoped providers.
  */
 @ToolFactory({ serviceName: 'session' })
 @Injectable({ scope: Scope.REQUEST })

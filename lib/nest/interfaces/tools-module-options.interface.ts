@@ -2,7 +2,7 @@ import type { ErrorMapper } from '../../core/errors.js';
 import type { ToolGuard, ToolHooks } from '../../core/hooks.js';
 import type { ToolCollection } from '../../core/registry.js';
 import type { Class, ToolContext } from '../../core/types.js';
-import type { McpOptions } from '../../mcp/mcp-options.interface.js';
+import type { McpOptions } from '../mcp/mcp-options.js';
 
 /**
  * Turns the current HTTP request into a call's context. Implement it on an injectable class to

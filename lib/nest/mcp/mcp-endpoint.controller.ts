@@ -9,7 +9,7 @@ import {
   Res,
   type Type,
 } from '@nestjs/common';
-import type { HttpRequestLike, HttpResponseLike } from './mcp-http.js';
+import type { HttpRequestLike, HttpResponseLike } from '../../mcp/http-framing.js';
 import { McpService } from './mcp.service.js';
 
 /**

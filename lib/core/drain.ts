@@ -1,7 +1,7 @@
 import { ToolError } from './errors.js';
 
-/** A call that can be told to stop (its handler's signal fires). */
-export interface AbortableCall {
+/** Work that can be told to stop: its handler's signal fires and nobody waits for it any more. */
+export interface Abortable {
   abort(reason: ToolError): void;
 }
 
@@ -12,35 +12,35 @@ export function shuttingDown(): ToolError {
   });
 }
 
-/** A call in flight, linked to the calls that entered before and after it. */
-export interface InFlight {
+/** One piece of running work, linked to the work that entered before and after it. */
+export interface RunningWork {
   /** What to abort when the grace period ends; work that stops on its own has none. */
-  readonly call?: AbortableCall;
-  older: InFlight | undefined;
-  newer: InFlight | undefined;
+  readonly work?: Abortable;
+  older: RunningWork | undefined;
+  newer: RunningWork | undefined;
 }
 
 /**
- * What is in flight — an invoker's calls, an MCP endpoint's requests — so that shutting down can
- * refuse new work, let running work finish within a grace period, then abort what is left.
+ * Running work — an invoker's calls, an MCP endpoint's answers — that a shutdown drains: it
+ * refuses new work, lets running work finish within a grace period, then aborts what is left.
  */
-export class Shutdown {
+export class Drain {
   closing = false;
   // A linked list rather than a Set, so that entering and leaving hash no object per call.
-  private newest?: InFlight;
+  private newest?: RunningWork;
   private idle?: () => void;
   private closed?: Promise<void>;
 
-  /** A call starts running; hand what this returns to `leave`. */
-  enter(call?: AbortableCall): InFlight {
-    const entry: InFlight = { call, older: this.newest, newer: undefined };
+  /** Work starts; hand what this returns to `leave`, on every path. */
+  enter(work?: Abortable): RunningWork {
+    const entry: RunningWork = { work, older: this.newest, newer: undefined };
     if (this.newest) this.newest.newer = entry;
     this.newest = entry;
     return entry;
   }
 
-  /** A call has its result. */
-  leave(entry: InFlight): void {
+  /** Work is over. Leaving twice is harmless. */
+  leave(entry: RunningWork): void {
     if (entry.newer) entry.newer.older = entry.older;
     else if (this.newest === entry) this.newest = entry.older;
     else return; // already left
@@ -50,7 +50,7 @@ export class Shutdown {
   }
 
   /**
-   * Refuses new calls, waits up to `graceMs` for running ones, then aborts what is left. Closing
+   * Refuses new work, waits up to `graceMs` for running work, then aborts what is left. Closing
    * again (the MCP endpoint waits for the same drain) joins the first close.
    */
   close(graceMs: number): Promise<void> {
@@ -68,8 +68,8 @@ export class Shutdown {
       clearTimeout(timer);
     }
     for (let entry = this.newest; entry;) {
-      const older = entry.older; // read first: an abort may end its call synchronously
-      entry.call?.abort(shuttingDown());
+      const older = entry.older; // read first: an abort may end its work synchronously
+      entry.work?.abort(shuttingDown());
       entry = older;
     }
   }

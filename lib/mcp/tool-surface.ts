@@ -8,16 +8,17 @@ import {
   type McpServerFactory,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { ToolError } from '../core/errors.js';
+import { compiledTool } from '../core/compiled-tools.js';
+import { normalizeError, ToolError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
-import type { ToolResult } from '../core/result.js';
+import { toFailure, type ToolResult } from '../core/result.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
-import type { InFlightCalls } from './in-flight-calls.js';
-import type { ResolvedMcpOptions } from './mcp-options.interface.js';
+import type { CancellableCalls } from './cancellable-calls.js';
+import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 
 type Era = McpRequestContext['era'];
 
@@ -56,15 +57,19 @@ function wrapResult(schema: Readonly<Record<string, unknown>>): Record<string, u
 /** Options of {@link McpToolSurface}. */
 export interface McpServerFactoryOptions {
   readonly invoker: ToolInvoker;
-  readonly options: Pick<ResolvedMcpOptions, 'serverInfo' | 'instructions'>;
+  readonly options: Pick<ResolvedMcpEndpointOptions, 'serverInfo' | 'instructions'>;
   readonly logger: ToolLogger;
-  /** Context for calls that have no request to resolve one from (stdio). */
-  readonly context?: ToolContext;
+  /**
+   * The explicit context of every call and listing, merged over the invoker's ambient one: fixed
+   * (stdio), or read per request (a handler that resolved it from the HTTP request).
+   */
+  readonly context?:
+    ToolContext | (() => ToolContext | undefined | Promise<ToolContext | undefined>);
   /**
    * Cross-request cancellation for stateless 2025-era serving: who is calling (for the current
    * request), and the calls in flight in this process.
    */
-  readonly cancellation?: { readonly caller: () => string; readonly calls: InFlightCalls };
+  readonly cancellation?: { readonly caller: () => string; readonly calls: CancellableCalls };
 }
 
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
@@ -109,6 +114,11 @@ export class McpToolSurface {
     this.filtersListing = settings.invoker.filtersListing('MCP');
   }
 
+  private context(): ToolContext | undefined | Promise<ToolContext | undefined> {
+    const { context } = this.settings;
+    return typeof context === 'function' ? context() : context;
+  }
+
   /**
    * The `tools/list` entries of an era when every caller sees them all (no guard has `canList`):
    * the same frozen array each time. `undefined` when the list depends on the caller.
@@ -123,10 +133,10 @@ export class McpToolSurface {
    * `ToolError`'s public message, otherwise only "Internal error" (the text stays in the log).
    */
   async list(era: Era): Promise<readonly Tool[]> {
-    const { invoker, context, logger } = this.settings;
+    const { invoker, logger } = this.settings;
     let visible: readonly ToolDescriptor[];
     try {
-      visible = await invoker.visible('MCP', { context });
+      visible = await invoker.visible('MCP', { context: await this.context() });
     } catch (error) {
       if (ToolError.is(error))
         throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
@@ -148,8 +158,8 @@ export class McpToolSurface {
     args: unknown,
     channel: McpCallChannel,
   ): Promise<{ result: CallToolResult; outputSchema?: Readonly<Record<string, unknown>> }> {
-    const { invoker, logger, context, cancellation } = this.settings;
-    const tool = invoker.find(name, 'MCP');
+    const { invoker, logger, cancellation } = this.settings;
+    const tool = compiledTool(invoker, name, 'MCP');
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -164,6 +174,7 @@ export class McpToolSurface {
     const { notify } = channel;
     let outcome: ToolResult;
     try {
+      const context = await this.context();
       outcome = await invoker.invoke(name, args ?? {}, {
         transport: 'MCP',
         source: 'mcp',
@@ -182,6 +193,11 @@ export class McpToolSurface {
               data: data === undefined ? message : { message, data },
             })),
       });
+    } catch (error) {
+      // Only the explicit context can fail here (invoke itself never rejects for a found tool).
+      if (!ToolError.is(error))
+        logger.error(`[toolwright] MCP context for "${name}" failed:`, error);
+      outcome = { ok: false, error: toFailure(normalizeError(error)) };
     } finally {
       tracked?.done();
     }
@@ -201,7 +217,7 @@ export class McpToolSurface {
    * era projection (an object or no output schema) and no presenter.
    */
   answersDirectly(name: string): boolean {
-    const tool = this.settings.invoker.find(name, 'MCP');
+    const tool = compiledTool(this.settings.invoker, name, 'MCP');
     if (!tool || tool.spec.present?.mcp) return false;
     const output = tool.descriptor.outputSchema;
     return output === undefined || output.type === 'object';

@@ -1,5 +1,5 @@
 /**
- * The `tools/call` requests in flight in this process, so that a 2025-era
+ * The 2025-era `tools/call` requests running in this process, so that a 2025-era
  * `notifications/cancelled` — which arrives as its own stateless HTTP request — can abort the
  * call it names. Calls are keyed by the caller (credential and address) and the JSON-RPC id.
  *
@@ -8,7 +8,7 @@
  * in flight under a key, a cancellation for it is ignored (the spec lets a receiver ignore one)
  * rather than risk stopping another client's call.
  */
-export class InFlightCalls {
+export class CancellableCalls {
   private readonly calls = new Map<string, Set<AbortController>>();
 
   /**

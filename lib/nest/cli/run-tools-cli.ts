@@ -1,12 +1,12 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { ToolContext } from '../core/types.js';
-import { StderrLogger } from '../nest/stderr.logger.js';
-import { ToolInvoker } from '../nest/tool-invoker.service.js';
-import { parseCliArguments, type CliRequest } from './cli-arguments.js';
-import { runCliCommand, type CliCommand, type CliCommandIO } from './cli-commands.js';
-import { readCallArguments, type CliStdin } from './cli-input.js';
-import { CLI_EXIT_CODES, CliUsageError, cliUsage } from './cli-usage.js';
+import type { ToolContext } from '../../core/types.js';
+import { parseCliArguments, type CliRequest } from '../../cli/cli-arguments.js';
+import { runCliCommand, type CliCommand, type CliCommandIO } from '../../cli/cli-commands.js';
+import { readCallArguments, type CliStdin } from '../../cli/cli-input.js';
+import { CLI_EXIT_CODES, CliUsageError, cliUsage } from '../../cli/cli-usage.js';
+import { StderrLogger } from '../stderr.logger.js';
+import { ToolInvoker } from '../tool-invoker.service.js';
 
 /**
  * The application module `runToolsCli` boots, as `NestFactory` takes it.

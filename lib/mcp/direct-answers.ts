@@ -8,8 +8,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { internalErrorResult } from './call-tool-result.js';
-import { abortedOnDisconnect, type HttpRequestLike } from './mcp-http.js';
-import type { McpCallChannel, McpToolSurface } from './mcp-server.factory.js';
+import { abortedOnDisconnect, type HttpRequestLike } from './http-framing.js';
+import type { McpCallChannel, McpToolSurface } from './tool-surface.js';
 
 type Era = 'legacy' | 'modern';
 

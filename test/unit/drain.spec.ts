@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
-import { Shutdown } from '../../lib/core/shutdown.js';
+import { Drain } from '../../lib/core/drain.js';
 
 const slow = (settle: Promise<void>, seen: { signal?: AbortSignal }) =>
   defineRuntimeTool({
@@ -115,9 +115,9 @@ describe('invoker.close', () => {
   });
 });
 
-describe('Shutdown with work that has nothing to abort', () => {
+describe('Drain with work that has nothing to abort', () => {
   it('waits for it to leave, and ends the grace period without aborting anything', async () => {
-    const shutdown = new Shutdown();
+    const shutdown = new Drain();
     const aborted: string[] = [];
     const quiet = shutdown.enter();
     const loud = shutdown.enter({ abort: () => aborted.push('loud') });
@@ -130,7 +130,7 @@ describe('Shutdown with work that has nothing to abort', () => {
     await closed;
     expect(aborted).toEqual([]);
 
-    const late = new Shutdown();
+    const late = new Drain();
     late.enter();
     late.enter({ abort: () => aborted.push('late') });
     await late.close(10);

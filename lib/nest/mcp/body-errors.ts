@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isJsonText, jsonRpcError, jsonRpcErrorBody } from './mcp-http.js';
+import { isJsonText, jsonRpcError, jsonRpcErrorBody } from '../../mcp/http-framing.js';
 
 /** How a body the HTTP framework refused before the endpoint ran is answered on the MCP route. */
 interface BodyRefusal {
@@ -67,7 +67,7 @@ function pathOf(url: string | undefined): string {
  * instance itself: an Express error handler placed before Nest's, or Fastify hooks.
  */
 export function installBodyErrorMapping(adapterType: string, instance: any, path: string): void {
-  const onRoute = (url: string | undefined) => pathOf(url).endsWith(pathOf(path));
+  const onRoute = (url: string | undefined) => pathOf(url) === pathOf(path);
   const answer = (response: ServerResponse, refusal: BodyRefusal) =>
     jsonRpcError(response, refusal.status, refusal.code, refusal.message);
 

@@ -1,0 +1,66 @@
+import type { ToolLogger } from './hooks.js';
+import { isThenable } from './maybe-async.js';
+import type { ToolLog, ToolLogLevel, ToolProgress } from './types.js';
+
+/** Reports a failed sink, hook or mapper; the message is only built when something failed. */
+export function report(logger: ToolLogger, what: string, name: string, error: unknown): void {
+  logger.error(`[toolwright] ${what} failed for "${name}":`, error);
+}
+
+/**
+ * Calls something whose failure is only reported (a sink, a hook, a listener): a throw or a
+ * rejection is logged and never reaches the call. Returns a promise only if it is async.
+ */
+export function observe(
+  logger: ToolLogger,
+  what: string,
+  name: string,
+  invoke: () => unknown,
+): void | Promise<void> {
+  let value: unknown;
+  try {
+    value = invoke();
+  } catch (error) {
+    return report(logger, what, name, error);
+  }
+  if (!isThenable(value)) return;
+  return Promise.resolve(value).then(
+    () => undefined,
+    (error) => report(logger, what, name, error),
+  );
+}
+
+const NO_LOG: ToolLog = Object.freeze({
+  debug: () => {},
+  info: () => {},
+  warning: () => {},
+  error: () => {},
+});
+const NO_PROGRESS = () => {};
+
+/** The handler's `reportProgress`: hands each update to the surface's sink, never throwing. */
+export function progressReporter(
+  logger: ToolLogger,
+  name: string,
+  sink: ((progress: ToolProgress) => unknown) | undefined,
+): (progress: ToolProgress) => void {
+  if (!sink) return NO_PROGRESS;
+  return (progress) => void observe(logger, 'progress sink', name, () => sink(progress));
+}
+
+/** The handler's `log`: hands each message to the surface's sink, never throwing. */
+export function handlerLog(
+  logger: ToolLogger,
+  name: string,
+  sink: ((level: ToolLogLevel, message: string, data?: unknown) => unknown) | undefined,
+): ToolLog {
+  if (!sink) return NO_LOG;
+  const at = (level: ToolLogLevel) => (message: string, data?: unknown) =>
+    void observe(logger, 'log sink', name, () => sink(level, message, data));
+  return Object.freeze({
+    debug: at('debug'),
+    info: at('info'),
+    warning: at('warning'),
+    error: at('error'),
+  });
+}

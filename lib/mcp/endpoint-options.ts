@@ -1,0 +1,67 @@
+import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+
+/** Which MCP protocol eras the endpoint serves. */
+export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
+
+/**
+ * How an MCP endpoint answers: over HTTP (`createMcpHttpHandler`, or the Nest module's `mcp`
+ * option, which adds `mount` and `path`) and, for `serverInfo`, `instructions` and `protocol`,
+ * over stdio.
+ *
+ * @example
+ * createMcpHttpHandler(invoker, { serverInfo: { name: 'billing', version: '1.0.0' }, maxBodyBytes: 1 << 20 })
+ */
+export interface McpEndpointOptions {
+  /** What the server tells clients about itself. @default { name: 'toolwright', version: '0.1.0' } */
+  serverInfo?: { name: string; version: string; title?: string };
+  /** Instructions for clients, returned at initialization. */
+  instructions?: string;
+  /**
+   * Host header names accepted (DNS-rebinding protection). `false` turns the check off, for
+   * deployments behind a proxy that checks it. @default loopback names
+   */
+  allowedHosts?: readonly string[] | false;
+  /** Origin host names accepted from browsers. `false` turns the check off. @default loopback names */
+  allowedOrigins?: readonly string[] | false;
+  /** Larger request bodies are answered `413`. @default 4 MiB */
+  maxBodyBytes?: number;
+  /**
+   * `dual` serves the 2026-07-28 revision and the 2025 revisions (statelessly); `modern` only
+   * the 2026-07-28 revision; `legacy` only the 2025 revisions. @default 'dual'
+   */
+  protocol?: McpProtocolMode;
+  /**
+   * Answer `tools/list` and plain `tools/call` requests without building an SDK server for each
+   * request, where the answer is exactly the SDK's (a property test compares both paths). Turn
+   * off to route every request through the SDK. @default true
+   */
+  directAnswers?: boolean;
+}
+
+/** The endpoint options with every default filled in. */
+export type ResolvedMcpEndpointOptions = Required<Omit<McpEndpointOptions, 'instructions'>> & {
+  instructions?: string;
+};
+
+/** Fills in the defaults of the endpoint options, refusing values that cannot work. */
+export function resolveMcpEndpointOptions(
+  options: McpEndpointOptions = {},
+): ResolvedMcpEndpointOptions {
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
+    throw new Error(`mcp.maxBodyBytes must be a positive integer, got ${options.maxBodyBytes}.`);
+  }
+  const protocol = options.protocol ?? 'dual';
+  if (!['dual', 'modern', 'legacy'].includes(protocol)) {
+    throw new Error(`mcp.protocol must be 'dual', 'modern' or 'legacy', got "${protocol}".`);
+  }
+  return Object.freeze({
+    serverInfo: options.serverInfo ?? { name: 'toolwright', version: '0.1.0' },
+    ...(options.instructions !== undefined && { instructions: options.instructions }),
+    allowedHosts: options.allowedHosts ?? localhostAllowedHostnames(),
+    allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
+    maxBodyBytes,
+    protocol,
+    directAnswers: options.directAnswers ?? true,
+  });
+}

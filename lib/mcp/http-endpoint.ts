@@ -1,0 +1,236 @@
+import type { ServerResponse } from 'node:http';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  originValidationResponse,
+  ProtocolErrorCode,
+  validateHostHeader,
+  validateOriginHeader,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import { Drain } from '../core/drain.js';
+import type { ToolInvoker } from '../core/invoker.js';
+import { CancellableCalls } from './cancellable-calls.js';
+import { answerDirectly, directRequest, writeListAnswer } from './direct-answers.js';
+import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
+import {
+  abortedOnDisconnect,
+  jsonByteLength,
+  jsonRpcError,
+  parsedJsonBody,
+  toWebRequest,
+  writeWebResponse,
+  type HttpRequestLike,
+} from './http-framing.js';
+import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
+
+/** The request an answer is being written for, as its host keeps it (Nest: the request context). */
+export interface RequestScope {
+  /** Runs `answer` with `request` as the current request. */
+  run<T>(request: HttpRequestLike, answer: () => T): T;
+  /** The current request, inside `run`. */
+  readonly current: HttpRequestLike | undefined;
+}
+
+/** What {@link McpHttpEndpoint} serves, and how it reports. */
+export interface McpHttpEndpointSettings {
+  readonly invoker: ToolInvoker;
+  readonly options: ResolvedMcpEndpointOptions;
+  readonly logger: { error(message: string, error?: unknown): void; debug?(message: string): void };
+  readonly scope: RequestScope;
+  /** The explicit context of the calls, read per request (see `McpServerFactoryOptions.context`). */
+  readonly context?: McpServerFactoryOptions['context'];
+}
+
+/**
+ * MCP over HTTP, whatever the host: Host and Origin checks, the body bound, both protocol eras
+ * (a request the endpoint can answer exactly as the SDK would is answered directly; every other
+ * one goes through the SDK's stateless handler), `405` for `GET`/`DELETE`, and a graceful close.
+ * The Nest module and `createMcpHttpHandler` both serve through it.
+ */
+export class McpHttpEndpoint {
+  private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
+  private readonly cancellable = new CancellableCalls();
+  private readonly hosts: string[];
+  private readonly origins: string[];
+  /** The answers being written, so a shutdown lets them finish. */
+  private readonly answering = new Drain();
+  private closing = false;
+
+  constructor(private readonly settings: McpHttpEndpointSettings) {
+    const { allowedHosts, allowedOrigins } = settings.options;
+    this.hosts = allowedHosts === false ? [] : [...allowedHosts];
+    this.origins = allowedOrigins === false ? [] : [...allowedOrigins];
+  }
+
+  /** Builds the prepared lists and the SDK handler now rather than on the first request. */
+  prepare(): { surface: McpToolSurface; handler: McpHttpHandler } {
+    if (!this.prepared) {
+      const { invoker, options, logger, context } = this.settings;
+      const surface = new McpToolSurface({
+        invoker,
+        options,
+        logger,
+        context,
+        cancellation: { caller: () => this.caller(), calls: this.cancellable },
+      });
+      const handler = createMcpHandler(surface.serverFactory, {
+        legacy: options.protocol === 'modern' ? 'reject' : 'stateless',
+        maxRequestBodySize: options.maxBodyBytes,
+        onerror: (error) => logger.debug?.(`MCP request rejected: ${error.message}`),
+      });
+      this.prepared = { surface, handler };
+    }
+    return this.prepared;
+  }
+
+  /**
+   * Answers one POST, whatever happens: it never throws and never rejects. An answer written at
+   * once (a list every caller sees, a refusal) returns nothing to await.
+   */
+  handle(request: HttpRequestLike, target: ServerResponse): Promise<void> | void {
+    try {
+      const pending = this.serve(request, target);
+      if (pending) return this.awaitAnswer(pending, target);
+    } catch (error) {
+      this.failed(error, target);
+    }
+  }
+
+  /** Answers GET and DELETE: a stateless endpoint has no session stream to open or close. */
+  methodNotAllowed(target: ServerResponse): void {
+    jsonRpcError(target, 405, ProtocolErrorCode.InvalidRequest, 'Method not allowed.', {
+      allow: 'POST',
+    });
+  }
+
+  /** From now on new requests are answered 503 (retryable). */
+  stopAccepting(): void {
+    this.closing = true;
+  }
+
+  /**
+   * Stops accepting requests, lets the answers being written finish within `graceMs`, then
+   * closes the SDK handler (which aborts what it still serves).
+   */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    await this.answering.close(graceMs);
+    await this.prepared?.handler.close();
+  }
+
+  /** Waits for an answer still being written, tracked so that a shutdown lets it finish. */
+  private async awaitAnswer(pending: Promise<void>, target: ServerResponse): Promise<void> {
+    const answering = this.answering.enter();
+    try {
+      await pending;
+    } catch (error) {
+      this.failed(error, target);
+    } finally {
+      this.answering.leave(answering);
+    }
+  }
+
+  /**
+   * Nothing the endpoint does should throw; if it does, the client still gets a JSON-RPC error
+   * (a host's own error handling could not answer a hijacked response) and no detail.
+   */
+  private failed(error: unknown, target: ServerResponse): void {
+    this.settings.logger.error('[toolwright] MCP request failed:', error);
+    if (!target.headersSent) {
+      jsonRpcError(target, 500, ProtocolErrorCode.InternalError, 'Internal error');
+    } else if (!target.writableEnded) {
+      target.destroy();
+    }
+  }
+
+  private serve(request: HttpRequestLike, target: ServerResponse): Promise<void> | void {
+    if (this.closing) {
+      return jsonRpcError(target, 503, -32000, 'Server is shutting down; retry the request.', {
+        'retry-after': '1',
+      });
+    }
+    const { options, scope } = this.settings;
+    const { maxBodyBytes } = options;
+    const declared = request.headers['content-length'];
+    const parsedBody = parsedJsonBody(request);
+    // A body the host parsed without a declared length (chunked) is measured as JSON.
+    const size =
+      declared !== undefined
+        ? Number(declared)
+        : parsedBody !== undefined
+          ? jsonByteLength(parsedBody, maxBodyBytes)
+          : 0;
+    if (size > maxBodyBytes) {
+      return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
+    }
+    if (!this.hostAndOriginAllowed(request)) {
+      const { signal } = abortedOnDisconnect(target);
+      const rejected = this.rejection(toWebRequest(request, signal).request);
+      if (rejected) return writeWebResponse(target, rejected);
+    }
+    const { surface, handler } = this.prepare();
+    const direct = options.directAnswers
+      ? directRequest(request, parsedBody, surface, options.protocol)
+      : undefined;
+    if (direct) {
+      // A list every caller sees needs no request scope and nothing awaited.
+      const shared = direct.method === 'tools/list' ? surface.sharedList(direct.era) : undefined;
+      if (shared) return writeListAnswer(direct, shared, surface, target);
+      return scope.run(request, () => answerDirectly(direct, surface, target));
+    }
+    return this.throughSdk(request, parsedBody, handler, target);
+  }
+
+  private async throughSdk(
+    request: HttpRequestLike,
+    parsedBody: unknown,
+    handler: McpHttpHandler,
+    target: ServerResponse,
+  ): Promise<void> {
+    const { request: webRequest } = toWebRequest(request, abortedOnDisconnect(target).signal);
+    if (
+      this.settings.options.protocol === 'legacy' &&
+      !(await isLegacyRequest(webRequest, parsedBody))
+    ) {
+      return jsonRpcError(
+        target,
+        400,
+        ProtocolErrorCode.UnsupportedProtocolVersion,
+        'Unsupported protocol version: this endpoint serves the 2025 revisions only.',
+      );
+    }
+    const answer = await this.settings.scope.run(request, () =>
+      handler.fetch(webRequest, { parsedBody }),
+    );
+    await writeWebResponse(target, answer);
+  }
+
+  /** Who is calling: the credential and address of the current request. */
+  private caller(): string {
+    const request = this.settings.scope.current;
+    const socket = (request?.raw ?? request)?.socket;
+    return `${request?.headers.authorization ?? ''}|${socket?.remoteAddress ?? ''}`;
+  }
+
+  /** The Host and Origin checks on the Node headers; the SDK words the refusal (see rejection). */
+  private hostAndOriginAllowed(request: HttpRequestLike): boolean {
+    const { allowedHosts, allowedOrigins } = this.settings.options;
+    const { host, origin } = request.headers;
+    return (
+      (allowedHosts === false || validateHostHeader(host, this.hosts).ok) &&
+      (allowedOrigins === false ||
+        origin === undefined ||
+        validateOriginHeader(origin, this.origins).ok)
+    );
+  }
+
+  private rejection(request: Request): Response | undefined {
+    const { allowedHosts, allowedOrigins } = this.settings.options;
+    return (
+      (allowedHosts === false ? undefined : hostHeaderValidationResponse(request, this.hosts)) ??
+      (allowedOrigins === false ? undefined : originValidationResponse(request, this.origins))
+    );
+  }
+}

@@ -1,0 +1,156 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ToolLogger } from '../core/hooks.js';
+import type { ToolInvoker } from '../core/invoker.js';
+import type { ToolContext } from '../core/types.js';
+import { resolveMcpEndpointOptions, type McpEndpointOptions } from './endpoint-options.js';
+import { McpHttpEndpoint, type RequestScope } from './http-endpoint.js';
+import { jsonRpcError, type HttpRequestLike } from './http-framing.js';
+
+/** Options of {@link createMcpHttpHandler}. */
+export interface McpHttpHandlerOptions extends McpEndpointOptions {
+  /**
+   * The context of the calls a request makes, from the HTTP request (a tenant header, a verified
+   * user). Resolved once per request that needs it, before the call; a `ToolError` it throws is
+   * the call's answer, anything else an internal error.
+   */
+  context?: (request: IncomingMessage) => ToolContext | Promise<ToolContext>;
+  /** Where failures are reported. Default `console`. */
+  logger?: Pick<ToolLogger, 'error'>;
+}
+
+/** A Node `http` request listener that serves MCP, and its graceful close. */
+export interface McpRequestListener {
+  (request: IncomingMessage, response: ServerResponse): void;
+  /**
+   * Answers new requests 503, lets answers being written finish within `graceMs` (default
+   * 10 s), then ends what is left. Close the invoker too (`invoker.close()`) to drain its calls.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+interface RequestStore {
+  readonly request: HttpRequestLike & { raw: IncomingMessage };
+  context?: ToolContext | Promise<ToolContext>;
+}
+
+/**
+ * Serves an invoker's tools over MCP from any Node HTTP server, without Nest: both protocol eras
+ * statelessly on `POST`, `405` for other methods, Host/Origin checks, bounded bodies and
+ * JSON-RPC errors for malformed ones — the same endpoint `ToolsModule` mounts.
+ *
+ * @example
+ * import { createServer } from 'node:http';
+ * import { createToolInvoker } from 'toolwright/core';
+ * import { createMcpHttpHandler } from 'toolwright/mcp';
+ *
+ * const invoker = createToolInvoker([pingTool]);
+ * const mcp = createMcpHttpHandler(invoker, { context: (req) => ({ tenantId: req.headers['x-tenant-id'] }) });
+ * createServer((req, res) => (req.url?.startsWith('/mcp') ? mcp(req, res) : res.writeHead(404).end())).listen(3000);
+ */
+export function createMcpHttpHandler(
+  invoker: ToolInvoker,
+  options: McpHttpHandlerOptions = {},
+): McpRequestListener {
+  const resolved = resolveMcpEndpointOptions(options);
+  const logger = options.logger ?? console;
+  const storage = new AsyncLocalStorage<RequestStore>();
+  const scope: RequestScope = {
+    run: (request, answer) => storage.run({ request: request as RequestStore['request'] }, answer),
+    get current() {
+      return storage.getStore()?.request;
+    },
+  };
+  const resolveContext = options.context;
+  const endpoint = new McpHttpEndpoint({
+    invoker,
+    options: resolved,
+    scope,
+    logger,
+    context:
+      resolveContext &&
+      (() => {
+        const store = storage.getStore();
+        return store && (store.context ??= resolveContext(store.request.raw));
+      }),
+  });
+  endpoint.prepare();
+
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    if (request.method !== 'POST') {
+      request.resume();
+      return endpoint.methodNotAllowed(response);
+    }
+    readBody(request, resolved.maxBodyBytes).then(
+      (body) => {
+        if (body === TOO_LARGE) {
+          return jsonRpcError(
+            response,
+            413,
+            ProtocolErrorCode.InvalidRequest,
+            'Request body too large.',
+            { connection: 'close' },
+          );
+        }
+        void endpoint.handle(withBody(request, body), response);
+      },
+      (error: unknown) => {
+        logger.error('[toolwright] MCP request body could not be read:', error);
+        response.destroy();
+      },
+    );
+  };
+  return Object.assign(listener, {
+    close: (closeOptions?: { graceMs?: number }) => endpoint.close(closeOptions?.graceMs ?? 10_000),
+  });
+}
+
+const TOO_LARGE = Symbol('tooLarge');
+
+/** The body's bytes, or `TOO_LARGE` as soon as it passes `limit` (the rest is not read). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE> {
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) {
+    request.resume();
+    return Promise.resolve(TOO_LARGE);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners('data');
+        request.resume();
+        resolve(TOO_LARGE);
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * The request as the endpoint reads it: a JSON body parsed (as a web framework's parser would
+ * hand it over), any other body as its bytes, for the SDK to refuse in its own words.
+ */
+function withBody(request: IncomingMessage, body: Buffer): RequestStore['request'] {
+  let parsed: unknown = body;
+  const type = request.headers['content-type'] ?? '';
+  if (/^application\/(.+\+)?json\b/i.test(type) && body.length > 0) {
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      // Not JSON: the bytes go to the SDK, which answers the parse error.
+    }
+  }
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    body: parsed,
+    raw: request,
+    socket: request.socket,
+  };
+}

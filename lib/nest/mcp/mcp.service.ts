@@ -1,0 +1,91 @@
+import type { ServerResponse } from 'node:http';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { McpHttpEndpoint, type RequestScope } from '../../mcp/http-endpoint.js';
+import {
+  nodeResponse,
+  type HttpRequestLike,
+  type HttpResponseLike,
+} from '../../mcp/http-framing.js';
+import type { ToolsModuleOptions } from '../interfaces/tools-module-options.interface.js';
+import { ToolRequestContext } from '../request-context.js';
+import { ToolInvoker } from '../tool-invoker.service.js';
+import { TOOLS_MODULE_OPTIONS } from '../tools.constants.js';
+import { MCP_OPTIONS } from './mcp.constants.js';
+import type { ResolvedMcpOptions } from './mcp-options.js';
+
+/**
+ * Serves MCP over HTTP for the endpoint controller, with the request captured for the context
+ * resolver, and a shutdown that follows Nest's lifecycle. The lists and the SDK handler are
+ * prepared once, at bootstrap.
+ */
+@Injectable()
+export class McpService
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
+  private readonly logger = new Logger('ToolsMcp');
+  private readonly endpoint: McpHttpEndpoint;
+
+  constructor(
+    @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
+    @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
+    @Inject(ToolRequestContext) requestContext: ToolRequestContext,
+    @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleOptions,
+  ) {
+    const scope: RequestScope = {
+      run: (request, answer) => requestContext.run(request, answer),
+      get current() {
+        return requestContext.request as HttpRequestLike | undefined;
+      },
+    };
+    this.endpoint = new McpHttpEndpoint({
+      invoker,
+      options,
+      scope,
+      logger: {
+        error: (message, error) => this.logger.error(message, (error as Error)?.stack ?? error),
+        debug: (message) => this.logger.debug(message),
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.endpoint.prepare();
+  }
+
+  /**
+   * Shutdown starts here (the invoker starts draining its calls in this same hook): from now
+   * on new requests are answered 503, rather than reaching an invoker that refuses their calls.
+   */
+  onModuleDestroy(): void {
+    this.endpoint.stopAccepting();
+  }
+
+  /**
+   * The requests in flight get the grace period: their tool calls (the invoker's own close,
+   * joined rather than restarted), then the writing of their answers, within the same
+   * `shutdownGraceMs`; then the SDK handler is closed.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.endpoint.stopAccepting();
+    const deadline = Date.now() + (this.toolsOptions.shutdownGraceMs ?? 10_000);
+    await this.invoker.beforeApplicationShutdown();
+    await this.endpoint.close(Math.max(0, deadline - Date.now()));
+  }
+
+  /** Answers one POST to the endpoint, whatever happens: it never throws and never rejects. */
+  handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> | void {
+    return this.endpoint.handle(request, nodeResponse(response));
+  }
+
+  /** Answers GET and DELETE with 405. */
+  methodNotAllowed(response: HttpResponseLike): void {
+    this.endpoint.methodNotAllowed(nodeResponse(response) as ServerResponse);
+  }
+}
