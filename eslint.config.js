@@ -56,13 +56,17 @@ function layer(folder, allowed, packages) {
         'error',
         {
           patterns: [
+            // A relative import that climbs into another folder of lib/.
+            { regex: `^(\\.\\./)+(${others.join('|')})(/|$)`, message },
+            ...packages.map((pattern) => ({
+              // A package name or scope, matched from the start of the specifier only.
+              regex: `^${pattern.replace('/*', '/').replace(/[.]/g, '\\.')}${pattern.endsWith('/*') ? '' : '(/|$)'}`,
+              message: `${folder} must not import ${packages.join(', ')}.`,
+            })),
             {
-              group: others.flatMap((other) => [`**/${other}/*`, `**/${other}/**`, `**/${other}`]),
-              message,
+              regex: '^toolwright(/|$)',
+              message: 'lib/ imports its own files by relative path, never by the package name.',
             },
-            ...(packages.length
-              ? [{ group: packages, message: `${folder} must not import ${packages.join(', ')}.` }]
-              : []),
           ],
         },
       ],

@@ -14,8 +14,6 @@ const databaseFile = resolve(process.env.HELPDESK_DB ?? 'sample/data/helpdesk.db
 const app = await NestFactory.create<NestExpressApplication>(
   AppModule.forRoot({ databaseFile, logCalls: true }),
 );
-// Nest's JSON parser reads request bodies before the MCP endpoint: allow what it allows (4 MiB).
-app.useBodyParser('json', { limit: '4mb' });
 app.enableShutdownHooks();
 await app.listen(port, '127.0.0.1');
 

@@ -5,6 +5,7 @@ const root = await import('toolwright');
 const core = await import('toolwright/core');
 const ai = await import('toolwright/ai');
 const langchain = await import('toolwright/langchain');
+const mcp = await import('toolwright/mcp');
 
 for (const name of [
   'createToolInvoker',
@@ -20,6 +21,10 @@ for (const name of ['createToolInvoker', 'defineToolRegistry', 'ToolError', 'cur
   assert.equal(typeof core[name], 'function', `toolwright/core exports ${name}`);
 }
 assert.equal('ToolsModule' in core, false, 'toolwright/core stays free of Nest');
+for (const name of ['createMcpHttpHandler', 'serveStdio']) {
+  assert.equal(typeof mcp[name], 'function', `toolwright/mcp exports ${name}`);
+}
+assert.equal('ToolsModule' in mcp, false, 'toolwright/mcp stays free of Nest');
 assert.equal(typeof ai.createAgentTools, 'function', 'toolwright/ai exports createAgentTools');
 assert.equal(typeof ai.AgentToolError, 'function', 'toolwright/ai exports AgentToolError');
 assert.equal(
@@ -28,5 +33,5 @@ assert.equal(
   'toolwright/langchain exports createLangChainTools',
 );
 console.log(
-  'package entry points: ok (toolwright, toolwright/core, toolwright/ai, toolwright/langchain)',
+  'package entry points: ok (toolwright, toolwright/core, toolwright/mcp, toolwright/ai, toolwright/langchain)',
 );

@@ -43,8 +43,12 @@ export interface ToolInvokerOptions {
   guards?: readonly ToolGuard[];
   /** Nesting beyond this depth fails with `RECURSION_LIMIT`. Default 8. */
   maxDepth?: number;
-  /** Maps thrown values the core does not know to a `ToolError`. */
-  mapError?: ErrorMapper;
+  /**
+   * Maps thrown values the core does not know to a `ToolError`; a list is consulted in order,
+   * the first `ToolError` winning. A mapper that throws, or answers anything but a `ToolError`
+   * or `undefined`, is logged and passed over.
+   */
+  mapError?: ErrorMapper | readonly ErrorMapper[];
   /** Where swallowed hook failures are reported. Default `console`. */
   logger?: ToolLogger;
   /** The ambient context of the current request; the caller's explicit context is merged over it. */
@@ -227,7 +231,9 @@ export function createToolInvoker(
     drain,
     hooks: composeHooks(options.hooks),
     maxDepth,
-    mapError: options.mapError,
+    mappers: Object.freeze(
+      options.mapError === undefined ? [] : [options.mapError].flat(),
+    ) as readonly ErrorMapper[],
     logger: options.logger ?? console,
     resolveContext: options.resolveContext,
     onCallFinished: options.onCallFinished,

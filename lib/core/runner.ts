@@ -34,7 +34,8 @@ export interface CompiledTool {
 export interface RunnerSettings {
   readonly hooks: ComposedHooks;
   readonly maxDepth: number;
-  readonly mapError?: ErrorMapper;
+  /** The application's mappers, consulted in order (see `Run.normalize`). */
+  readonly mappers: readonly ErrorMapper[];
   readonly logger: ToolLogger;
   /** The ambient context of the current request, if any. */
   readonly resolveContext?: AmbientContext;
@@ -189,23 +190,31 @@ class Run {
   }
 
   /**
-   * A thrown value as the caller may see it. The application's mapper is consulted like a hook:
-   * if it throws, or answers something that is not a `ToolError`, that is reported and the value
-   * is normalised as if there were no mapper.
+   * A thrown value as the caller may see it. The application's mappers are consulted in order,
+   * each like a hook: one that throws, or answers something that is not a `ToolError`, is
+   * reported and passed over, as if it were not set.
    */
   normalize(error: unknown): ToolError {
-    const { mapError, logger } = this.settings;
-    if (!mapError || ToolError.is(error)) return normalizeError(error);
-    let mapped: unknown;
-    try {
-      mapped = mapError(error);
-    } catch (mapperError) {
-      report(logger, 'mapError', this.name, mapperError);
-      return normalizeError(error);
+    const { mappers, logger } = this.settings;
+    if (ToolError.is(error)) return error;
+    for (const mapError of mappers) {
+      let mapped: unknown;
+      try {
+        mapped = mapError(error);
+      } catch (mapperError) {
+        report(logger, 'mapError', this.name, mapperError);
+        continue;
+      }
+      if (ToolError.is(mapped)) return mapped;
+      if (mapped !== undefined) {
+        report(
+          logger,
+          'mapError',
+          this.name,
+          new TypeError('mapError returned a non-ToolError value'),
+        );
+      }
     }
-    if (mapped === undefined) return normalizeError(error);
-    if (ToolError.is(mapped)) return mapped;
-    report(logger, 'mapError', this.name, new TypeError('mapError returned a non-ToolError value'));
     return normalizeError(error);
   }
 
@@ -376,19 +385,23 @@ const INTERNAL = () => new ToolError('INTERNAL_SERVER_ERROR', { message: 'Intern
 
 /** The outcome of a value thrown out of the pipeline. It never throws, whatever was thrown. */
 function failure(run: Run, error: unknown): Outcome {
-  if (error instanceof Refusal) return { result: { ok: false, error: toFailure(error.error) } };
-  if (error instanceof OutputMismatch) {
-    return { result: { ok: false, error: toFailure(INTERNAL()) }, thrown: { value: error.error } };
-  }
-  let failure;
   try {
-    failure = toFailure(run.normalize(error));
-  } catch (normalizeFailure) {
+    if (error instanceof Refusal) return { result: { ok: false, error: toFailure(error.error) } };
+    if (error instanceof OutputMismatch) {
+      return {
+        result: { ok: false, error: toFailure(INTERNAL()) },
+        thrown: { value: error.error },
+      };
+    }
+    return {
+      result: { ok: false, error: toFailure(run.normalize(error)) },
+      thrown: { value: error },
+    };
+  } catch (lookFailure) {
     // A thrown value that throws when looked at (a hostile proxy) is still an internal error.
-    report(run.settings.logger, 'error normalisation', run.name, normalizeFailure);
-    failure = toFailure(INTERNAL());
+    report(run.settings.logger, 'error normalisation', run.name, lookFailure);
+    return { result: { ok: false, error: toFailure(INTERNAL()) }, thrown: { value: error } };
   }
-  return { result: { ok: false, error: failure }, thrown: { value: error } };
 }
 
 function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {

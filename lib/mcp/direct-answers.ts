@@ -1,7 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import {
   classifyInboundRequest,
-  LOG_LEVEL_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -39,10 +42,12 @@ function header(request: HttpRequestLike, name: string): string | undefined {
 
 /**
  * Which requests the endpoint answers itself rather than through a per-request SDK server: a
- * single `tools/list`, or a `tools/call` of a tool whose result needs no era projection, without
- * a progress token (and, on the 2026 era, without a log level). Everything else — errors, other
- * methods, batches, notifications, anything unusual — goes to the SDK, which stays the reference:
- * the tests answer the same requests both ways and compare.
+ * single `tools/list`, or a `tools/call` of a tool whose result needs no era projection, in the
+ * plainest form a client sends — no key the SDK would validate or act on beyond the name, object
+ * arguments and (on the 2026 era) the envelope, and the routing headers a 2026-era request
+ * requires, agreeing with its body. Everything else — errors, other methods, batches,
+ * notifications, progress tokens, log levels, anything unusual — goes to the SDK, which stays the
+ * reference: test/mcp/direct-vs-sdk.spec.ts sends generated requests both ways and compares.
  */
 export function directRequest(
   request: HttpRequestLike,
@@ -50,7 +55,7 @@ export function directRequest(
   surface: McpToolSurface,
   protocol: 'dual' | 'modern' | 'legacy',
 ): DirectRequest | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  if (!isPlainObject(body) || !hasOnlyKeys(body, MESSAGE_KEYS)) return undefined;
   const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
   if (
     message.jsonrpc !== '2.0' ||
@@ -58,27 +63,61 @@ export function directRequest(
   ) {
     return undefined;
   }
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return undefined;
+  // The SDK's request ids: a string, or an integer it can hold exactly.
+  if (typeof message.id !== 'string' && !Number.isSafeInteger(message.id)) return undefined;
   const accept = header(request, 'accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
     return undefined;
-  if (!/^application\/json\b/i.test(header(request, 'content-type') ?? '')) return undefined;
+  if (!isJsonContentType(header(request, 'content-type'))) return undefined;
   if (header(request, 'mcp-session-id') !== undefined) return undefined;
 
-  const params = (message.params ?? {}) as DirectRequest['params'];
-  if (typeof params !== 'object' || params === null) return undefined;
+  const params = (message.params === undefined ? {} : message.params) as DirectRequest['params'];
+  if (!isPlainObject(params) || !hasOnlyKeys(params, PARAMS_KEYS[message.method])) {
+    return undefined;
+  }
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  if (params._meta !== undefined && !isPlainObject(params._meta)) return undefined;
   const era = eraOf(request, body, params);
   if (era === undefined || (era === 'modern' ? protocol === 'legacy' : protocol === 'modern')) {
     return undefined;
   }
-
-  if (message.method === 'tools/list' && params.cursor !== undefined) return undefined;
+  // `_meta` holds nothing but a 2026-era envelope (which the classification validated): no
+  // progress token, log level, related task or other key the SDK reads.
+  if (params._meta !== undefined && !hasOnlyKeys(params._meta, META_KEYS[era])) return undefined;
+  if (era === 'modern') {
+    // The SDK requires these headers on a 2026-era request; the classification compared the
+    // version and method ones with the body when present. The name must be the body's, as is.
+    if (
+      header(request, 'mcp-protocol-version') === undefined ||
+      header(request, 'mcp-method') === undefined ||
+      (message.method === 'tools/call' && header(request, 'mcp-name') !== params.name)
+    ) {
+      return undefined;
+    }
+  }
   if (message.method === 'tools/call') {
     if (typeof params.name !== 'string' || !surface.answersDirectly(params.name)) return undefined;
-    if (params._meta?.progressToken !== undefined) return undefined;
-    if (era === 'modern' && params._meta?.[LOG_LEVEL_META_KEY] !== undefined) return undefined;
   }
-  return { era, id: message.id, method: message.method, params };
+  return { era, id: message.id as string | number, method: message.method, params };
+}
+
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS: Readonly<Record<DirectRequest['method'], ReadonlySet<string>>> = {
+  'tools/list': new Set(['_meta']),
+  'tools/call': new Set(['name', 'arguments', '_meta']),
+};
+const META_KEYS: Readonly<Record<Era, ReadonlySet<string>>> = {
+  legacy: new Set(),
+  modern: new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]),
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasOnlyKeys(value: object, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
 }
 
 /**
@@ -108,7 +147,10 @@ function eraOf(
     mcpNameHeader: name,
     body,
   });
-  if (route.kind === 'modern' && route.messageKind === 'request') return 'modern';
+  if (route.kind === 'modern' && route.messageKind === 'request') {
+    // A claim of a revision the SDK does not serve is answered with its error.
+    return route.classification.revision === MODERN_VERSION ? 'modern' : undefined;
+  }
   if (route.kind === 'legacy' && route.reason === 'no-claim') {
     return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)
       ? 'legacy'
@@ -118,6 +160,8 @@ function eraOf(
 }
 
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+/** The 2026-era revision the SDK serves (2.4.x), and the one whose answers the direct path writes. */
+const MODERN_VERSION = '2026-07-28';
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /**

@@ -16,8 +16,11 @@ export interface McpHttpHandlerOptions extends McpEndpointOptions {
    * the call's answer, anything else an internal error.
    */
   context?: (request: IncomingMessage) => ToolContext | Promise<ToolContext>;
-  /** Where failures are reported. Default `console`. */
-  logger?: Pick<ToolLogger, 'error'>;
+  /**
+   * Where failures are reported. Default `console.error`. A logger with a `debug` method also
+   * receives one line per request the SDK refuses (malformed JSON-RPC, say).
+   */
+  logger?: Pick<ToolLogger, 'error'> & { debug?(message: string): void };
 }
 
 /** A Node `http` request listener that serves MCP, and its graceful close. */
@@ -54,7 +57,10 @@ export function createMcpHttpHandler(
   options: McpHttpHandlerOptions = {},
 ): McpRequestListener {
   const resolved = resolveMcpEndpointOptions(options);
-  const logger = options.logger ?? console;
+  // Not `console` itself: its `debug` would print a line per refused request to stdout.
+  const logger = options.logger ?? {
+    error: (message: string, error?: unknown) => console.error(message, error),
+  };
   const storage = new AsyncLocalStorage<RequestStore>();
   const scope: RequestScope = {
     run: (request, answer) => storage.run({ request: request as RequestStore['request'] }, answer),

@@ -1,8 +1,9 @@
 import {
   serveStdio as serveSdkStdio,
+  StdioServerTransport,
   type StdioServerHandle,
 } from '@modelcontextprotocol/server/stdio';
-import type { Transport } from '@modelcontextprotocol/server';
+import type { McpServerFactory, Transport } from '@modelcontextprotocol/server';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolContext } from '../core/types.js';
@@ -52,11 +53,40 @@ export function serveInvokerStdio(
   const logger = options.logger ?? {
     error: (message: string, error?: unknown) => console.error(message, error),
   };
-  return serveSdkStdio(
-    createMcpServerFactory({ invoker, options: endpoint, logger, context: options.context }),
-    {
-      ...(options.transport && { transport: options.transport }),
-      legacy: endpoint.protocol === 'modern' ? 'reject' : 'serve',
-    },
+  const factory = createMcpServerFactory({
+    invoker,
+    options: endpoint,
+    logger,
+    context: options.context,
+  });
+  // The SDK's entry serves a 2026-07-28 opening whatever `legacy` says: a 2025-only server is
+  // the 2025-era instance wired to the transport by hand, as the SDK's own legacy arm does.
+  if (endpoint.protocol === 'legacy') {
+    return serveLegacyStdio(factory, options.transport ?? new StdioServerTransport(), logger);
+  }
+  return serveSdkStdio(factory, {
+    ...(options.transport && { transport: options.transport }),
+    legacy: endpoint.protocol === 'modern' ? 'reject' : 'serve',
+  });
+}
+
+/** One 2025-era server on the transport for the connection's lifetime. */
+function serveLegacyStdio(
+  factory: McpServerFactory,
+  transport: Transport,
+  logger: Pick<ToolLogger, 'error'>,
+): StdioServerHandle {
+  const connected = Promise.resolve(factory({ era: 'legacy' })).then(async (server) => {
+    await server.connect(transport);
+    return server;
+  });
+  connected.catch((error: unknown) =>
+    logger.error('[toolwright] MCP stdio server could not start:', error),
   );
+  return {
+    close: async () => {
+      const server = await connected.catch(() => undefined);
+      await server?.close();
+    },
+  };
 }

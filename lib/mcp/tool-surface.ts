@@ -133,6 +133,8 @@ export class McpToolSurface {
    * `ToolError`'s public message, otherwise only "Internal error" (the text stays in the log).
    */
   async list(era: Era): Promise<readonly Tool[]> {
+    // Every caller sees the whole list: no context is resolved for it (as on the direct path).
+    if (!this.filtersListing) return this.fullList[era];
     const { invoker, logger } = this.settings;
     let visible: readonly ToolDescriptor[];
     try {

@@ -143,10 +143,11 @@ export class ToolInvoker
       Promise.all((options.guards ?? []).map((guard) => explorer.instance(guard, 'guard'))),
       this.contextResolver(),
     ]);
-    const userMapError = options.mapError;
-    const mapError: ErrorMapper = userMapError
-      ? (error) => userMapError(error) ?? mapHttpException(error)
-      : mapHttpException;
+    // The application's mapper first, then Nest's HttpException mapping: each is passed over
+    // if it throws, so a failing mapper leaves the call as if it were not set.
+    const mapError: ErrorMapper[] = options.mapError
+      ? [options.mapError, mapHttpException]
+      : [mapHttpException];
     return createToolInvoker(this.tools, {
       bind,
       hooks,

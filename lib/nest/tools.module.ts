@@ -7,11 +7,17 @@ import {
   type NestModule,
   type OnModuleInit,
 } from '@nestjs/common';
-import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
+import {
+  ApplicationConfig,
+  DiscoveryModule,
+  DiscoveryService,
+  HttpAdapterHost,
+} from '@nestjs/core';
 import type { ToolCollection } from '../core/registry.js';
-import { installBodyErrorMapping } from './mcp/body-errors.js';
+import { installMcpBodyHandling, type BodyHandlingAdapter } from './mcp/body-errors.js';
 import type { ResolvedMcpOptions } from './mcp/mcp-options.js';
 import { MCP_OPTIONS } from './mcp/mcp.constants.js';
+import { McpRoute, mcpRoutePaths } from './mcp/mcp-route.js';
 import { McpService } from './mcp/mcp.service.js';
 import {
   linkFastifyRequest,
@@ -69,7 +75,9 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
   constructor(
     @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
     @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
+    @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
+    @Optional() @Inject(ApplicationConfig) private readonly appConfig?: ApplicationConfig,
   ) {
     super();
   }
@@ -115,11 +123,17 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
 
   configure(consumer: MiddlewareConsumer): void {
     // configure() runs after Nest's body parsers are installed and before its routes and
-    // exception handler, which is where a body error on the MCP route must be answered.
-    const adapter = this.adapterHost?.httpAdapter;
+    // exception handler, which is where the MCP route's body limit and body errors are set up.
+    // The global prefix and versioning are final by now.
+    const adapter: BodyHandlingAdapter | undefined = this.adapterHost?.httpAdapter;
     // With `mount: false` the path still names the application's own MCP route.
     if (adapter) {
-      installBodyErrorMapping(adapter.getType(), adapter.getInstance(), this.mcp.path);
+      const controllers = this.discovery.getControllers().map((wrapper) => wrapper.metatype);
+      const route = new McpRoute(
+        mcpRoutePaths(this.mcp.path, this.appConfig, controllers),
+        adapter.getRouteMatchingOptions?.(),
+      );
+      installMcpBodyHandling(adapter, route, this.mcp.maxBodyBytes);
     }
     if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');
   }

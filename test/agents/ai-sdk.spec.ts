@@ -20,6 +20,7 @@ import {
   type ToolErrorHookOptions,
 } from '../../lib/index.js';
 import { TestApps } from '../fixtures/apps.js';
+import { deferred } from '../fixtures/timing.js';
 
 type Content = Array<
   | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
@@ -377,12 +378,14 @@ describe('createAgentTools (AI SDK)', () => {
 
   it("cancels the call with the SDK's abort signal", async () => {
     let handlerSignal: AbortSignal | undefined;
+    const started = deferred();
     const slow = defineRuntimeTool({
       description: 'Wait for a while',
       identity: { serviceName: 'clock', action: 'wait', method: 'GET' },
       input: z.object({}),
       handler: ({ signal }) => {
         handlerSignal = signal;
+        started.resolve();
         return new Promise(() => {});
       },
     });
@@ -395,6 +398,8 @@ describe('createAgentTools (AI SDK)', () => {
         { toolCallId: 'w1', messages: [], abortSignal: controller.signal, context: {} },
       ),
     );
+    await started.promise;
+    expect(handlerSignal?.aborted).toBe(false);
     controller.abort();
 
     const error = await pending.then(

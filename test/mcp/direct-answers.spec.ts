@@ -1,10 +1,18 @@
 import 'reflect-metadata';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Module, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Module } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { defineRuntimeTool, ToolError, ToolsModule, type ToolGuard } from '../../lib/index.js';
+import { TestApps } from '../fixtures/apps.js';
+import {
+  callBody,
+  eraHeaders,
+  listBody,
+  post,
+  type Answer,
+  type Era,
+} from '../fixtures/mcp-http.js';
 import { McpService } from '../../lib/nest/mcp/mcp.service.js';
 
 /**
@@ -78,102 +86,58 @@ function appModule(directAnswers: boolean) {
   return AppModule;
 }
 
-const ACCEPT = 'application/json, text/event-stream';
-const envelope = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
+/** A raw request: its era's headers and JSON-RPC body (test/fixtures/mcp-http.ts). */
 interface RawRequest {
   headers: Record<string, string>;
-  body: unknown;
+  body: string;
 }
 
-function legacy(method: string, params?: Record<string, unknown>): RawRequest {
-  return {
-    headers: {
-      'content-type': 'application/json',
-      accept: ACCEPT,
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: { jsonrpc: '2.0', id: 1, method, ...(params && { params }) },
-  };
-}
+const ID = { legacy: 1, modern: 'r-1' } as const;
+const list = (era: Era): RawRequest => ({
+  headers: eraHeaders(era, 'tools/list'),
+  body: listBody(era, ID[era]),
+});
+const call = (era: Era, name: string, args?: unknown, meta = {}): RawRequest => ({
+  headers: eraHeaders(era, 'tools/call', name),
+  body: callBody(era, name, args, ID[era], meta),
+});
 
-function modern(method: string, params: Record<string, unknown> = {}): RawRequest {
-  return {
-    headers: {
-      'content-type': 'application/json',
-      accept: ACCEPT,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-    },
-    body: { jsonrpc: '2.0', id: 'r-1', method, params: { ...params, _meta: envelope } },
-  };
-}
-
-/** Status, content type and the JSON-RPC messages of an answer (SSE frames or one JSON body). */
+/** What must be the same on both paths: status, content type and the JSON-RPC messages. */
 async function answer(url: string, request: RawRequest) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: request.headers,
-    body: JSON.stringify(request.body),
-  });
-  const text = await response.text();
-  const type = response.headers.get('content-type') ?? '';
-  const messages = type.startsWith('text/event-stream')
-    ? text
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => JSON.parse(line.slice(6)))
-    : [JSON.parse(text)];
-  return { status: response.status, type: type.split(';')[0], messages };
+  const sent: Answer = await post(url, request.body, request.headers);
+  const type = String(sent.headers['content-type'] ?? '').split(';')[0];
+  return { status: sent.status, type, messages: sent.messages! };
 }
 
 const cases: [string, RawRequest][] = [];
-for (const [era, build] of [
-  ['2025', legacy],
-  ['2026', modern],
+for (const [label, era] of [
+  ['2025', 'legacy'],
+  ['2026', 'modern'],
 ] as const) {
   cases.push(
-    [`${era} tools/list`, build('tools/list')],
-    [
-      `${era} call with structured output`,
-      build('tools/call', { name: 'echo', arguments: { text: 'hi', n: 2 } }),
-    ],
-    [`${era} call without output schema`, build('tools/call', { name: 'plain', arguments: {} })],
-    [`${era} call returning nothing`, build('tools/call', { name: 'nothing' })],
-    [`${era} call that logs`, build('tools/call', { name: 'chatty', arguments: {} })],
-    [`${era} invalid input`, build('tools/call', { name: 'echo', arguments: { text: 5 } })],
-    [`${era} ToolError`, build('tools/call', { name: 'refuses', arguments: {} })],
-    [`${era} unexpected error`, build('tools/call', { name: 'crashes', arguments: {} })],
+    [`${label} tools/list`, list(era)],
+    [`${label} call with structured output`, call(era, 'echo', { text: 'hi', n: 2 })],
+    [`${label} call without output schema`, call(era, 'plain', {})],
+    [`${label} call returning nothing`, call(era, 'nothing')],
+    [`${label} call that logs`, call(era, 'chatty', {})],
+    [`${label} invalid input`, call(era, 'echo', { text: 5 })],
+    [`${label} ToolError`, call(era, 'refuses', {})],
+    [`${label} unexpected error`, call(era, 'crashes', {})],
   );
 }
 
 describe('direct answers and SDK answers are the same', () => {
-  let direct: INestApplication;
-  let sdk: INestApplication;
+  const apps = new TestApps();
   let directUrl: string;
   let sdkUrl: string;
 
   beforeAll(async () => {
-    const boot = async (answersDirectly: boolean) => {
-      const moduleRef = await Test.createTestingModule({
-        imports: [appModule(answersDirectly)],
-      }).compile();
-      const app = moduleRef.createNestApplication({ logger: false });
-      await app.listen(0, '127.0.0.1');
-      return { app, url: `${await app.getUrl()}/mcp` };
-    };
-    ({ app: direct, url: directUrl } = await boot(true));
-    ({ app: sdk, url: sdkUrl } = await boot(false));
+    const boot = async (answersDirectly: boolean) =>
+      `${(await apps.listen({ imports: [appModule(answersDirectly)] })).url}/mcp`;
+    directUrl = await boot(true);
+    sdkUrl = await boot(false);
   });
-  afterAll(async () => {
-    await direct?.close();
-    await sdk?.close();
-  });
+  afterAll(() => apps.closeAll());
 
   it.each(cases)('%s', async (_name, request) => {
     const connect = jest.spyOn(Server.prototype, 'connect');
@@ -190,18 +154,14 @@ describe('direct answers and SDK answers are the same', () => {
 
   it('leaves everything else to the SDK: unknown tools, progress tokens, batches', async () => {
     const connect = jest.spyOn(Server.prototype, 'connect');
-    const unknown = await answer(directUrl, legacy('tools/call', { name: 'ecoh', arguments: {} }));
+    const unknown = await answer(directUrl, call('legacy', 'ecoh', {}));
     expect(unknown.messages[0].error).toMatchObject({
       code: -32602,
       message: expect.stringContaining('"echo"'),
     });
     const withProgress = await answer(
       directUrl,
-      legacy('tools/call', {
-        name: 'echo',
-        arguments: { text: 'a' },
-        _meta: { progressToken: 'p1' },
-      }),
+      call('legacy', 'echo', { text: 'a' }, { progressToken: 'p1' }),
     );
     expect(withProgress.messages.at(-1).result.structuredContent).toEqual({ text: 'a' });
     expect(connect).toHaveBeenCalledTimes(2);
@@ -235,56 +195,48 @@ describe('a tools/list every caller sees', () => {
   const listRequest = (tenant: string) => ({
     method: 'POST',
     url: '/mcp',
-    headers: { ...legacy('tools/list').headers, host: 'localhost', 'x-tenant-id': tenant },
-    body: legacy('tools/list').body,
+    headers: { ...list('legacy').headers, host: 'localhost', 'x-tenant-id': tenant },
+    body: JSON.parse(list('legacy').body),
   });
   const hidesCrashes: ToolGuard = {
     canActivate: () => true,
     canList: (tool, context) => tool.name !== 'crashes' || context.tenantId === 'ops',
   };
 
+  const apps = new TestApps();
+  afterEach(() => apps.closeAll());
+
   async function service(guards: ToolGuard[]) {
     const resolve = jest.fn((request: any) => ({ tenantId: request.headers['x-tenant-id'] }));
     @Module({ imports: [ToolsModule.forRoot({ registry: tools, guards, context: resolve })] })
     class AppModule {}
-    const app = (
-      await Test.createTestingModule({ imports: [AppModule] }).compile()
-    ).createNestApplication({ logger: false });
-    await app.init();
-    return { app, mcp: app.get(McpService), resolve };
+    const app = await apps.init({ imports: [AppModule] });
+    return { mcp: app.get(McpService), resolve };
   }
 
   it('is written before handle returns, without resolving a context', async () => {
-    const { app, mcp, resolve } = await service([]);
-    try {
-      const { response, written } = recordingResponse();
-      expect(mcp.handle(listRequest('acme') as any, response as any)).toBeUndefined();
-      expect(written[0]).toBe('status 200');
-      expect(written.join('')).toContain('"name":"crashes"');
-      expect(response.writableEnded).toBe(true);
-      expect(resolve).not.toHaveBeenCalled();
-    } finally {
-      await app.close();
-    }
+    const { mcp, resolve } = await service([]);
+    const { response, written } = recordingResponse();
+    expect(mcp.handle(listRequest('acme') as any, response as any)).toBeUndefined();
+    expect(written[0]).toBe('status 200');
+    expect(written.join('')).toContain('"name":"crashes"');
+    expect(response.writableEnded).toBe(true);
+    expect(resolve).not.toHaveBeenCalled();
   });
 
   it('is awaited and filtered per caller when a guard has canList', async () => {
-    const { app, mcp } = await service([hidesCrashes]);
-    try {
-      for (const [tenant, listed] of [
-        ['acme', false],
-        ['ops', true],
-      ] as const) {
-        const { response, written } = recordingResponse();
-        const pending = mcp.handle(listRequest(tenant) as any, response as any);
-        expect(pending).toBeInstanceOf(Promise);
-        await pending;
-        expect(written[0]).toBe('status 200');
-        expect(written.join('').includes('"name":"crashes"')).toBe(listed);
-        expect(written.join('')).toContain('"name":"echo"');
-      }
-    } finally {
-      await app.close();
+    const { mcp } = await service([hidesCrashes]);
+    for (const [tenant, listed] of [
+      ['acme', false],
+      ['ops', true],
+    ] as const) {
+      const { response, written } = recordingResponse();
+      const pending = mcp.handle(listRequest(tenant) as any, response as any);
+      expect(pending).toBeInstanceOf(Promise);
+      await pending;
+      expect(written[0]).toBe('status 200');
+      expect(written.join('').includes('"name":"crashes"')).toBe(listed);
+      expect(written.join('')).toContain('"name":"echo"');
     }
   });
 });

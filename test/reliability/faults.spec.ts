@@ -383,7 +383,7 @@ describe.each(ADAPTERS)('app.close() with calls in flight (%s)', (adapter) => {
     expect([...signals.aborted.keys()]).toEqual([]);
   });
 
-  it('aborts the signal of a call still running when the grace period ends', async () => {
+  it('answers SERVICE_UNAVAILABLE and aborts the signal of a call still running when the grace period ends', async () => {
     const { app, mcpUrl, signals } = await boot(300);
     const invoker = app.get(ToolInvoker);
     const running = invoker.invoke('fault_wait', { key: 'stubborn' }, { transport: 'AGENT' });
@@ -403,9 +403,25 @@ describe.each(ADAPTERS)('app.close() with calls in flight (%s)', (adapter) => {
     for (const key of ['stubborn', 'stubborn-mcp']) {
       expect(signals.aborted.get(key)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     }
-    // The handler honoured its signal: its own answer is what the caller gets.
-    expect(await running).toEqual({ ok: true, data: { aborted: true } });
-    await remote;
+    // The runner stops waiting as it aborts the signal: the caller's answer is the shutdown's,
+    // on both surfaces, whatever the handler does next.
+    expect(await running).toEqual({
+      ok: false,
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The application is shutting down; retry the call.',
+        retryable: true,
+      },
+    });
+    const answer = await remote;
+    expect(answer).not.toBeInstanceOf(Error);
+    expect(
+      JSON.parse((answer as { messages: any[] }).messages.at(-1).result.content[0].text),
+    ).toEqual({
+      error: 'SERVICE_UNAVAILABLE',
+      message: 'The application is shutting down; retry the call.',
+      retryable: true,
+    });
   });
 });
 

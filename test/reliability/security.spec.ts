@@ -502,6 +502,10 @@ describe('two tenants of the help desk sample', () => {
           let failed: boolean;
           let code: string | undefined;
           let text: string;
+          // REST only: the status of the answer, and the one expected (ToolErrorFilter answers
+          // NOT_FOUND with 404; Nest answers a GET with 200 and a POST with 201).
+          let status: number | undefined;
+          let expected: { own: number; other: number } | undefined;
           if (surface === 'rest') {
             // The REST routes: read and triage.
             const triage = tool !== 'helpdesk_get_ticket';
@@ -509,6 +513,8 @@ describe('two tenants of the help desk sample', () => {
               method: triage ? 'POST' : 'GET',
               headers: { authorization: `Bearer ${caller.key}` },
             });
+            status = answer.status;
+            expected = { own: triage ? 201 : 200, other: 404 };
             failed = answer.status >= 400;
             code = answer.messages?.[0]?.error;
             text = answer.text;
@@ -526,9 +532,18 @@ describe('two tenants of the help desk sample', () => {
           }
           const label = `${who} ${tool} ${id} ${surface}`;
           if (owner === caller.tenant) {
-            expect({ label, failed }).toEqual({ label, failed: false });
+            expect({ label, failed, status }).toEqual({
+              label,
+              failed: false,
+              status: expected?.own,
+            });
           } else {
-            expect({ label, failed, code }).toEqual({ label, failed: true, code: 'NOT_FOUND' });
+            expect({ label, failed, code, status }).toEqual({
+              label,
+              failed: true,
+              code: 'NOT_FOUND',
+              status: expected?.other,
+            });
           }
           const leaked = PRIVATE[caller.other].filter((secret) => text.includes(secret));
           expect({ label, leaked }).toEqual({ label, leaked: [] });

@@ -1,10 +1,8 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
@@ -14,19 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppModule } from '../../sample/app/app.module.js';
 import { SEEDED_USERS } from '../../sample/database/seed.js';
+import { TestApps, type AdapterName } from '../fixtures/apps.js';
 
 const [alice, , gina] = SEEDED_USERS;
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
-async function boot(databaseFile: string, adapter: 'express' | 'fastify' = 'express') {
-  const module = AppModule.forRoot({ databaseFile });
-  const app =
-    adapter === 'fastify'
-      ? await NestFactory.create(module, new FastifyAdapter(), { logger: false })
-      : await NestFactory.create(module, { logger: false });
-  await app.listen(0, '127.0.0.1');
-  return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
-}
+const apps = new TestApps();
+const boot = (databaseFile: string, adapter: AdapterName = 'express') =>
+  apps.listen({ imports: [AppModule.forRoot({ databaseFile })] }, adapter);
 
 async function mcpClient(url: string, key: string) {
   const client = new Client({ name: 'sample-test', version: '1.0.0' });
@@ -39,7 +32,6 @@ async function mcpClient(url: string, key: string) {
 }
 
 describe('the help desk sample', () => {
-  const apps: INestApplication[] = [];
   const dirs: string[] = [];
   const tempDb = () => {
     const dir = mkdtempSync(join(tmpdir(), 'helpdesk-'));
@@ -47,14 +39,13 @@ describe('the help desk sample', () => {
     return join(dir, 'helpdesk.db');
   };
   afterEach(async () => {
-    await Promise.all(apps.splice(0).map((app) => app.close()));
+    await apps.closeAll();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   for (const adapter of ['express', 'fastify'] as const) {
     it(`serves the composed registry over MCP and keeps tenants apart (${adapter})`, async () => {
-      const { app, url } = await boot(tempDb(), adapter);
-      apps.push(app);
+      const { url } = await boot(tempDb(), adapter);
 
       const acme = await mcpClient(url, alice.apiKey);
       const globex = await mcpClient(url, gina.apiKey);
@@ -109,9 +100,18 @@ describe('the help desk sample', () => {
         id: 'KB-1',
         score: expect.any(Number),
       });
-      await expect(
-        acme.callTool({ name: 'helpdesk_delete_ticket', arguments: { id: 'T-1001' } }),
-      ).rejects.toThrow(/Unknown tool/);
+      const deleted = acme.callTool({
+        name: 'helpdesk_delete_ticket',
+        arguments: { id: 'T-1001' },
+      });
+      // An unknown tool is JSON-RPC -32602 (invalid params), naming the closest tools.
+      await expect(deleted).rejects.toBeInstanceOf(McpError);
+      await expect(deleted).rejects.toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message:
+          'MCP error -32602: Unknown tool "helpdesk_delete_ticket". Did you mean ' +
+          '"helpdesk_create_ticket", "helpdesk_get_ticket", "helpdesk_update_ticket"?',
+      });
 
       // The request-scoped tool sees the caller and is built per call.
       const first = await acme.callTool({ name: 'session_whoami', arguments: {} });
@@ -126,8 +126,7 @@ describe('the help desk sample', () => {
   }
 
   it('refuses MCP and REST without a valid key before any tool runs', async () => {
-    const { app, url } = await boot(tempDb());
-    apps.push(app);
+    const { url } = await boot(tempDb());
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers: {
@@ -144,7 +143,6 @@ describe('the help desk sample', () => {
   it('reads back through REST what MCP wrote, and keeps it across a restart', async () => {
     const databaseFile = tempDb();
     const first = await boot(databaseFile);
-    apps.push(first.app);
 
     const modern = new ModernClient(
       { name: 'sample-test', version: '1.0.0' },
@@ -180,16 +178,14 @@ describe('the help desk sample', () => {
     expect(otherTenant.status).toBe(404);
 
     await first.app.close();
-    apps.splice(apps.indexOf(first.app), 1);
+    apps.forget(first.app);
     const second = await boot(databaseFile);
-    apps.push(second.app);
     const again = await fetch(`${second.url}/api/tickets/${id}`, { headers: bearer(alice.apiKey) });
     expect(await again.json()).toMatchObject({ id, title: 'Printer on fire' });
   });
 
   it('triages through two tools in-process and escalates what the knowledge base does not cover', async () => {
-    const { app, url } = await boot(tempDb());
-    apps.push(app);
+    const { url } = await boot(tempDb());
     const covered = await fetch(`${url}/api/tickets/T-1002/triage`, {
       method: 'POST',
       headers: bearer(alice.apiKey),

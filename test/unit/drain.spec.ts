@@ -2,8 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { Drain } from '../../lib/core/drain.js';
+import { deferred, Latches, type Deferred } from '../fixtures/timing.js';
 
-const slow = (settle: Promise<void>, seen: { signal?: AbortSignal }) =>
+/** What a `slow` call saw: its signal, and a deferred resolved when its handler started. */
+interface Seen {
+  signal?: AbortSignal;
+  started: Deferred;
+}
+
+const slow = (settle: Promise<void>, seen: Seen) =>
   defineRuntimeTool({
     name: 'slow',
     description: 'Waits until told to finish',
@@ -11,6 +18,7 @@ const slow = (settle: Promise<void>, seen: { signal?: AbortSignal }) =>
     input: z.object({}),
     handler: async ({ signal }) => {
       seen.signal = signal;
+      seen.started.resolve();
       await settle;
       return 'done';
     },
@@ -19,11 +27,11 @@ const slow = (settle: Promise<void>, seen: { signal?: AbortSignal }) =>
 describe('invoker.close', () => {
   it('refuses new calls, lets running ones finish within the grace period', async () => {
     let finish!: () => void;
-    const seen: { signal?: AbortSignal } = {};
+    const seen: Seen = { started: deferred() };
     const invoker = createToolInvoker([slow(new Promise((resolve) => (finish = resolve)), seen)]);
 
     const running = invoker.invoke('slow', {}, { transport: 'AGENT' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await seen.started.promise;
     const closed = invoker.close({ graceMs: 5_000 });
 
     expect(await invoker.invoke('slow', {}, { transport: 'AGENT' })).toEqual({
@@ -41,10 +49,10 @@ describe('invoker.close', () => {
   });
 
   it('aborts the signals of calls still running when the grace period ends', async () => {
-    const seen: { signal?: AbortSignal } = {};
+    const seen: Seen = { started: deferred() };
     const invoker = createToolInvoker([slow(new Promise(() => {}), seen)]);
     void invoker.invoke('slow', {}, { transport: 'AGENT' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await seen.started.promise;
 
     await invoker.close({ graceMs: 50 });
     expect(seen.signal?.aborted).toBe(true);
@@ -58,6 +66,7 @@ describe('invoker.close', () => {
     function keyed() {
       const releases = new Map<string, () => void>();
       const signals = new Map<string, AbortSignal>();
+      const started = new Latches();
       const tool = defineRuntimeTool({
         name: 'keyed',
         description: 'Waits until its key is released',
@@ -65,20 +74,24 @@ describe('invoker.close', () => {
         input: z.object({ key: z.string() }),
         handler: async ({ input, signal }) => {
           signals.set(input.key, signal);
-          await new Promise<void>((resolve) => releases.set(input.key, resolve));
+          const released = new Promise<void>((resolve) => releases.set(input.key, resolve));
+          started.get(input.key).resolve();
+          await released;
           return input.key;
         },
       });
-      return { invoker: createToolInvoker([tool]), releases, signals };
+      /** Resolves once the handler of every key has started. */
+      const running = (keys: string[]) => Promise.all(keys.map((key) => started.get(key).promise));
+      return { invoker: createToolInvoker([tool]), releases, signals, running };
     }
     const tick = () => new Promise((resolve) => setImmediate(resolve));
 
     it('drains when the last of them ends, whatever the order', async () => {
-      const { invoker, releases, signals } = keyed();
+      const { invoker, releases, signals, running } = keyed();
       const calls = ['a', 'b', 'c', 'd'].map((key) =>
         invoker.invoke('keyed', { key }, { transport: 'AGENT' }),
       );
-      await tick();
+      await running(['a', 'b', 'c', 'd']);
       releases.get('b')!(); // one in the middle
       releases.get('d')!(); // the newest
       let drained = false;
@@ -100,14 +113,17 @@ describe('invoker.close', () => {
     });
 
     it('aborts exactly the calls still running when the grace period ends', async () => {
-      const { invoker, releases, signals } = keyed();
-      for (const key of ['a', 'b', 'c', 'd', 'e']) {
-        void invoker.invoke('keyed', { key }, { transport: 'AGENT' });
-      }
-      await tick();
+      const { invoker, releases, signals, running } = keyed();
+      const calls = new Map(
+        ['a', 'b', 'c', 'd', 'e'].map((key) => [
+          key,
+          invoker.invoke('keyed', { key }, { transport: 'AGENT' }),
+        ]),
+      );
+      await running([...calls.keys()]);
       releases.get('b')!();
       releases.get('e')!();
-      await tick();
+      await Promise.all([calls.get('b'), calls.get('e')]);
       await invoker.close({ graceMs: 30 });
       const aborted = [...signals].filter(([, signal]) => signal.aborted).map(([key]) => key);
       expect(aborted.sort()).toEqual(['a', 'c', 'd']);

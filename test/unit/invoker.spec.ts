@@ -317,8 +317,16 @@ describe('names', () => {
   });
 
   it('throws a TypeError for an unknown transport', () => {
-    expect(() => createToolInvoker(all).names('HTTP' as any)).toThrow(TypeError);
-    expect(() => createToolInvoker(all).manifest(undefined as any)).toThrow(TypeError);
+    const names = () => createToolInvoker(all).names('HTTP' as any);
+    expect(names).toThrow(TypeError);
+    expect(names).toThrow(
+      /^A call needs \{ transport \} set to one of MCP, AGENT, CLI; got "HTTP"\.$/,
+    );
+    const manifest = () => createToolInvoker(all).manifest(undefined as any);
+    expect(manifest).toThrow(TypeError);
+    expect(manifest).toThrow(
+      /^A call needs \{ transport \} set to one of MCP, AGENT, CLI; got undefined\.$/,
+    );
   });
 });
 

@@ -463,8 +463,12 @@ describe('the failure matrix', () => {
   });
 
   describe('with fake timers', () => {
-    beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] }));
-    afterEach(() => jest.useRealTimers());
+    beforeEach(() => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
+    });
+    afterEach(() => {
+      jest.useRealTimers();
+    });
 
     it('a timeout answers REQUEST_TIMEOUT (retryable), aborts the handler signal and ignores the late outcome', async () => {
       let signal: AbortSignal | undefined;

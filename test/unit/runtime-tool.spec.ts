@@ -30,9 +30,11 @@ describe('defineRuntimeTool', () => {
     expect(tool.handler).toBe(handler);
     expect(tool.origin).toBe('runtime tool billing.getInvoice');
     expect(isRuntimeTool(tool)).toBe(true);
-    expect(() => {
+    const rename = () => {
       (tool as any).name = 'changed';
-    }).toThrow(TypeError);
+    };
+    expect(rename).toThrow(TypeError);
+    expect(rename).toThrow("Cannot assign to read only property 'name' of object");
   });
 
   it('freezes a copy of the identity', () => {

@@ -41,9 +41,11 @@ describe('toJsonSchema', () => {
   it('freezes the document deeply', () => {
     const schema = toJsonSchema(nested);
     expect(unfrozenPaths(schema)).toEqual([]);
-    expect(() => {
+    const retype = () => {
       (schema as any).properties.lines.items.properties.sku.type = 'number';
-    }).toThrow(TypeError);
+    };
+    expect(retype).toThrow(TypeError);
+    expect(retype).toThrow("Cannot assign to read only property 'type' of object");
   });
 
   it('converts once per schema and returns the same object afterwards', () => {

@@ -4,7 +4,6 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 
 const app = await NestFactory.create<NestExpressApplication>(AppModule);
-app.useBodyParser('json', { limit: '4mb' });
 // SIGTERM and SIGINT run app.close(): toolwright refuses new calls, lets running ones finish
 // within shutdownGraceMs, then the HTTP server closes.
 app.enableShutdownHooks();

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isJsonText, jsonRpcError, jsonRpcErrorBody } from '../../mcp/http-framing.js';
+import type { McpRoute, RouteMatching } from './mcp-route.js';
 
 /** How a body the HTTP framework refused before the endpoint ran is answered on the MCP route. */
 interface BodyRefusal {
@@ -56,22 +58,81 @@ export function bodyRefusal(error: unknown): BodyRefusal | undefined {
     : undefined;
 }
 
-function pathOf(url: string | undefined): string {
-  const path = (url ?? '').split('?')[0];
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+/** The adapter calls the MCP body handling uses (Nest's `HttpServer`, as its adapters have them). */
+export interface BodyHandlingAdapter {
+  getType(): string;
+  getInstance(): any;
+  useBodyParser?(type: string, rawBody: boolean, options: Record<string, unknown>): unknown;
+  getRouteMatchingOptions?(): RouteMatching;
+}
+
+const logger = new Logger('ToolsMcp');
+
+/** Whether a request says its body is `application/json` (the type Nest's JSON parser takes). */
+function isJsonRequest(request: { headers: Record<string, string | string[] | undefined> }) {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && type.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * The MCP route reads bodies up to `maxBodyBytes`, whatever limit the application's JSON parser
+ * has; every other route keeps the application's own.
+ *
+ * Express: a JSON parser with limit `maxBodyBytes` that only parses requests to the MCP route,
+ * placed right before the application's first JSON parser (Nest's, registered by `app.init()`
+ * just before the modules' `configure()`, or the one given to `app.useBodyParser()`). The
+ * application's middleware registered before that parser still runs first; on the MCP route the
+ * body is read once, and the parser after it skips a request whose body was read. Without any
+ * JSON parser (`bodyParser: false`) the endpoint reads the body itself, within the same limit.
+ *
+ * Fastify: the MCP route gets `bodyLimit: maxBodyBytes` as a route option (from an `onRoute`
+ * hook, before Nest registers its routes), which Fastify applies instead of the adapter's
+ * `bodyLimit` and of the limit of any content-type parser.
+ */
+function installBodyLimit(adapter: BodyHandlingAdapter, route: McpRoute, maxBodyBytes: number) {
+  const instance = adapter.getInstance();
+  if (adapter.getType() === 'express') {
+    const stack: Array<{ handle?: { name?: string } }> | undefined = instance.router?.stack;
+    const fix = `app.useBodyParser('json', { limit: ${maxBodyBytes} })`;
+    if (!Array.isArray(stack) || typeof adapter.useBodyParser !== 'function') {
+      logger.warn(
+        `The MCP route cannot get its own body limit on this Express adapter: bodies over the ` +
+          `application's JSON limit are refused with 413 before mcp.maxBodyBytes applies. ` +
+          `Raise it with ${fix}.`,
+      );
+      return;
+    }
+    const parserAt = stack.findIndex((layer) => layer?.handle?.name === 'jsonParser');
+    if (parserAt < 0) return;
+    // `rawBody: true` keeps `request.rawBody` for guards that verify a signature, as Nest's
+    // parser does when the application asks for it.
+    adapter.useBodyParser('json', true, {
+      limit: maxBodyBytes,
+      type: (request: { originalUrl?: string; url?: string; headers: any }) =>
+        route.servesUrl(request.originalUrl ?? request.url) && isJsonRequest(request),
+    });
+    const mcpParser = stack.pop();
+    if (mcpParser) stack.splice(parserAt, 0, mcpParser);
+  } else if (adapter.getType() === 'fastify') {
+    instance.addHook('onRoute', (options: { url?: string; bodyLimit?: number }) => {
+      if (route.isRoute(options.url)) options.bodyLimit = maxBodyBytes;
+    });
+  }
 }
 
 /**
  * Answers body errors on the MCP route with JSON-RPC errors instead of the framework's HTML or
  * Nest error bodies. The JSON parser runs before any route, so this is installed on the HTTP
- * instance itself: an Express error handler placed before Nest's, or Fastify hooks.
+ * instance itself: an Express error handler placed before Nest's, or Fastify hooks. On Express
+ * the request's path is compared with the route's as the router compares them; on Fastify the
+ * route the request was routed to is the MCP route.
  */
-export function installBodyErrorMapping(adapterType: string, instance: any, path: string): void {
-  const onRoute = (url: string | undefined) => pathOf(url) === pathOf(path);
+function installBodyErrorMapping(adapter: BodyHandlingAdapter, route: McpRoute): void {
+  const instance = adapter.getInstance();
   const answer = (response: ServerResponse, refusal: BodyRefusal) =>
     jsonRpcError(response, refusal.status, refusal.code, refusal.message);
 
-  if (adapterType === 'express') {
+  if (adapter.getType() === 'express') {
     instance.use(
       (
         error: unknown,
@@ -79,17 +140,17 @@ export function installBodyErrorMapping(adapterType: string, instance: any, path
         response: ServerResponse,
         next: (e: unknown) => void,
       ) => {
-        const refusal = onRoute(request.originalUrl) ? bodyRefusal(error) : undefined;
+        const refusal = route.servesUrl(request.originalUrl) ? bodyRefusal(error) : undefined;
         if (!refusal) return next(error);
         answer(response, refusal);
       },
     );
-  } else if (adapterType === 'fastify') {
+  } else if (adapter.getType() === 'fastify') {
     const REFUSAL = Symbol('toolwright.bodyRefusal');
     instance.addHook(
       'onError',
       (request: any, _reply: unknown, error: unknown, done: () => void) => {
-        if (onRoute(request.url)) request[REFUSAL] = bodyRefusal(error);
+        if (route.isRoute(request.routeOptions?.url)) request[REFUSAL] = bodyRefusal(error);
         done();
       },
     );
@@ -103,4 +164,18 @@ export function installBodyErrorMapping(adapterType: string, instance: any, path
       },
     );
   }
+}
+
+/**
+ * Body handling of the MCP route: its own body limit (`mcp.maxBodyBytes`) and JSON-RPC answers
+ * to body errors. Installed from `ToolsModule.configure()`, which runs after Nest's body parsers
+ * are installed and before its routes and exception handler.
+ */
+export function installMcpBodyHandling(
+  adapter: BodyHandlingAdapter,
+  route: McpRoute,
+  maxBodyBytes: number,
+): void {
+  installBodyLimit(adapter, route, maxBodyBytes);
+  installBodyErrorMapping(adapter, route);
 }

@@ -1,0 +1,319 @@
+/**
+ * The MCP route's body handling as Nest serves the route: body errors answered as JSON-RPC
+ * errors on that route only (global prefix, its exclusions and URI versioning applied), and the
+ * route's own body limit (`mcp.maxBodyBytes`) while every other route keeps the application's.
+ */
+import 'reflect-metadata';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import {
+  Body,
+  Controller,
+  Post,
+  VersioningType,
+  type INestApplication,
+  type ModuleMetadata,
+} from '@nestjs/common';
+import { McpEndpoint, ToolsModule, type McpOptions } from '../../lib/index.js';
+import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
+import { ACCEPT, LEGACY_VERSION, raw, type Answer } from '../fixtures/mcp-http.js';
+import { mcpTools, newSeen } from './support.js';
+
+const MiB = 1024 * 1024;
+const DEFAULT_MAX_BODY = 4 * MiB;
+
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: ACCEPT,
+  'mcp-protocol-version': LEGACY_VERSION,
+};
+const MALFORMED = '{"jsonrpc":"2.0","id":1,"method":';
+
+const PARSE_ERROR = {
+  jsonrpc: '2.0',
+  error: { code: -32700, message: 'Parse error: the body is not valid JSON.' },
+  id: null,
+};
+const TOO_LARGE = {
+  jsonrpc: '2.0',
+  error: { code: -32600, message: 'Request body too large.' },
+  id: null,
+};
+
+/** The application's own answer to malformed JSON (Nest's on Express, Fastify's on Fastify). */
+const ORDINARY_PARSE_ERROR: Record<AdapterName, unknown> = {
+  express: { message: 'Unexpected end of JSON input', error: 'Bad Request', statusCode: 400 },
+  fastify: {
+    statusCode: 400,
+    message: "Body is not valid JSON but content-type is set to 'application/json'",
+  },
+};
+
+/** The application's own answer to a body over its JSON limit. */
+const ORDINARY_TOO_LARGE: Record<AdapterName, unknown> = {
+  express: { statusCode: 413, message: 'request entity too large' },
+  fastify: { statusCode: 413, message: 'Request body is too large' },
+};
+
+/** The application's default JSON limit: Express 100 kB, Fastify 1 MiB. */
+const APP_LIMIT: Record<AdapterName, number> = { express: 100 * 1024, fastify: MiB };
+
+const post = (url: string, body: string) =>
+  raw(url, { method: 'POST', headers: HEADERS, body, timeoutMs: 20_000 });
+
+/** A `tools/call` of `tenancy_echo` whose body is exactly `bytes` long. */
+function echoCall(bytes: number): { body: string; text: number } {
+  const envelope = (text: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'tenancy_echo', arguments: { text } },
+    });
+  const text = bytes - Buffer.byteLength(envelope(''));
+  const body = envelope('x'.repeat(text));
+  expect(Buffer.byteLength(body)).toBe(bytes);
+  return { body, text };
+}
+
+/** The JSON body of an answer. */
+const json = (answer: Answer) => JSON.parse(answer.text);
+
+/** The length of the text `tenancy_echo` echoed in a 200 answer. */
+const echoedLength = (answer: Answer) =>
+  answer.messages?.at(-1)?.result?.structuredContent?.text?.length;
+
+@Controller('admin')
+class AdminController {
+  @Post('mcp')
+  mcp(@Body() body: unknown) {
+    return { received: typeof body };
+  }
+
+  @Post('echo')
+  echo(@Body() body: { text?: string }) {
+    return { length: body?.text?.length ?? 0 };
+  }
+}
+
+@Controller({ path: 'agents/mcp', version: '2' })
+class VersionedMcpController extends McpEndpoint {}
+
+@Controller('own/mcp')
+class OwnMcpController extends McpEndpoint {}
+
+function module(mcp: McpOptions = {}, controllers: ModuleMetadata['controllers'] = []) {
+  return {
+    imports: [ToolsModule.forRoot({ registry: mcpTools(newSeen()), mcp })],
+    controllers: [AdminController, ...controllers],
+  };
+}
+
+/** Boots an application, with `setup` run between its creation and `listen()`. */
+async function listen(
+  apps: TestApps,
+  adapter: AdapterName,
+  metadata: ModuleMetadata,
+  setup: (app: INestApplication) => void = () => undefined,
+): Promise<string> {
+  const app = await apps.create(metadata, adapter);
+  setup(app);
+  await app.listen(0, '127.0.0.1');
+  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
+}
+
+describe.each(ADAPTERS)('body errors on the MCP route only (%s)', (adapter) => {
+  const apps = new TestApps();
+  afterAll(() => apps.closeAll());
+
+  it('answers malformed JSON on /mcp with 400 and -32700, and on /admin/mcp as the application does', async () => {
+    const url = await listen(apps, adapter, module());
+
+    const mcp = await post(`${url}/mcp`, MALFORMED);
+    expect({ status: mcp.status, body: json(mcp) }).toEqual({ status: 400, body: PARSE_ERROR });
+
+    const withQuery = await post(`${url}/mcp?tenant=a`, MALFORMED);
+    expect({ status: withQuery.status, body: json(withQuery) }).toEqual({
+      status: 400,
+      body: PARSE_ERROR,
+    });
+
+    const admin = await post(`${url}/admin/mcp`, MALFORMED);
+    expect({ status: admin.status, body: json(admin) }).toEqual({
+      status: 400,
+      body: ORDINARY_PARSE_ERROR[adapter],
+    });
+  });
+
+  it('maps /api/mcp under the global prefix api, and not /mcp', async () => {
+    const url = await listen(apps, adapter, module(), (app) => app.setGlobalPrefix('api'));
+
+    const prefixed = await post(`${url}/api/mcp`, MALFORMED);
+    expect({ status: prefixed.status, body: json(prefixed) }).toEqual({
+      status: 400,
+      body: PARSE_ERROR,
+    });
+
+    const bare = await post(`${url}/mcp`, MALFORMED);
+    expect({ status: bare.status, body: json(bare) }).toEqual({
+      status: 400,
+      body: ORDINARY_PARSE_ERROR[adapter],
+    });
+  });
+
+  it('maps /mcp when the global prefix excludes it', async () => {
+    const url = await listen(apps, adapter, module(), (app) =>
+      app.setGlobalPrefix('api', { exclude: ['mcp'] }),
+    );
+
+    const mcp = await post(`${url}/mcp`, MALFORMED);
+    expect({ status: mcp.status, body: json(mcp) }).toEqual({ status: 400, body: PARSE_ERROR });
+
+    const admin = await post(`${url}/api/admin/mcp`, MALFORMED);
+    expect({ status: admin.status, body: json(admin) }).toEqual({
+      status: 400,
+      body: ORDINARY_PARSE_ERROR[adapter],
+    });
+  });
+
+  it('maps /api/v1/mcp under URI versioning with a default version, and not /api/mcp', async () => {
+    const url = await listen(apps, adapter, module(), (app) => {
+      app.setGlobalPrefix('api');
+      app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
+    });
+
+    const versioned = await post(`${url}/api/v1/mcp`, MALFORMED);
+    expect({ status: versioned.status, body: json(versioned) }).toEqual({
+      status: 400,
+      body: PARSE_ERROR,
+    });
+
+    const unversioned = await post(`${url}/api/mcp`, MALFORMED);
+    expect({ status: unversioned.status, body: json(unversioned) }).toEqual({
+      status: 400,
+      body: ORDINARY_PARSE_ERROR[adapter],
+    });
+  });
+});
+
+describe.each(ADAPTERS)('the MCP route body limit (%s)', (adapter) => {
+  const apps = new TestApps();
+  afterAll(() => apps.closeAll());
+
+  it('serves a body of exactly maxBodyBytes (4 MiB by default) and refuses 4 MiB + 1 byte with 413 and -32600', async () => {
+    const url = await listen(apps, adapter, module());
+
+    const { body, text } = echoCall(DEFAULT_MAX_BODY);
+    const served = await post(`${url}/mcp`, body);
+    expect({ status: served.status, echoed: echoedLength(served) }).toEqual({
+      status: 200,
+      echoed: text,
+    });
+
+    const over = await post(`${url}/mcp`, echoCall(DEFAULT_MAX_BODY + 1).body);
+    expect({ status: over.status, body: json(over) }).toEqual({ status: 413, body: TOO_LARGE });
+  });
+
+  it('serves a chunked body of exactly maxBodyBytes and refuses one of 4 MiB + 1 byte with 413 and -32600', async () => {
+    const url = await listen(apps, adapter, module());
+    const chunked = (body: string) =>
+      raw(`${url}/mcp`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: [body.slice(0, MiB), body.slice(MiB)],
+        timeoutMs: 20_000,
+      });
+
+    const { body, text } = echoCall(DEFAULT_MAX_BODY);
+    const served = await chunked(body);
+    expect({ status: served.status, echoed: echoedLength(served) }).toEqual({
+      status: 200,
+      echoed: text,
+    });
+
+    const over = await chunked(echoCall(DEFAULT_MAX_BODY + 1).body);
+    expect({ status: over.status, body: json(over) }).toEqual({ status: 413, body: TOO_LARGE });
+  });
+
+  it("keeps the application's own limit on every other route", async () => {
+    const url = await listen(apps, adapter, module());
+    const small = await post(`${url}/admin/echo`, JSON.stringify({ text: 'hello' }));
+    expect({ status: small.status, body: json(small) }).toEqual({
+      status: 201,
+      body: { length: 5 },
+    });
+
+    const over = await post(
+      `${url}/admin/echo`,
+      JSON.stringify({ text: 'x'.repeat(APP_LIMIT[adapter] * 2) }),
+    );
+    expect({ status: over.status, body: json(over) }).toEqual({
+      status: 413,
+      body: ORDINARY_TOO_LARGE[adapter],
+    });
+  });
+
+  it('serves a 2 MiB body on /api/mcp under the global prefix api', async () => {
+    const url = await listen(apps, adapter, module(), (app) => app.setGlobalPrefix('api'));
+    const { body, text } = echoCall(2 * MiB);
+    const answer = await post(`${url}/api/mcp`, body);
+    expect({ status: answer.status, echoed: echoedLength(answer) }).toEqual({
+      status: 200,
+      echoed: text,
+    });
+  });
+
+  it("serves a 2 MiB body on the application's own controller at mcp.path (mount: false)", async () => {
+    const url = await listen(
+      apps,
+      adapter,
+      module({ mount: false, path: '/own/mcp' }, [OwnMcpController]),
+    );
+    const { body, text } = echoCall(2 * MiB);
+    const answer = await post(`${url}/own/mcp`, body);
+    expect({ status: answer.status, echoed: echoedLength(answer) }).toEqual({
+      status: 200,
+      echoed: text,
+    });
+  });
+
+  it("serves 2 MiB and maps body errors on a versioned controller of the application's own (/api/v2/agents/mcp)", async () => {
+    const url = await listen(
+      apps,
+      adapter,
+      module({ mount: false, path: '/agents/mcp' }, [VersionedMcpController]),
+      (app) => {
+        app.setGlobalPrefix('api');
+        app.enableVersioning({ type: VersioningType.URI });
+      },
+    );
+    const { body, text } = echoCall(2 * MiB);
+    const answer = await post(`${url}/api/v2/agents/mcp`, body);
+    expect({ status: answer.status, echoed: echoedLength(answer) }).toEqual({
+      status: 200,
+      echoed: text,
+    });
+
+    const malformed = await post(`${url}/api/v2/agents/mcp`, MALFORMED);
+    expect({ status: malformed.status, body: json(malformed) }).toEqual({
+      status: 400,
+      body: PARSE_ERROR,
+    });
+  });
+
+  it('reads the MCP body after the middleware the application registered with app.use()', async () => {
+    const bodySeen: unknown[] = [];
+    const url = await listen(apps, adapter, module(), (app) =>
+      app.use((request: { body?: unknown }, _response: unknown, next: () => void) => {
+        bodySeen.push(request.body);
+        next();
+      }),
+    );
+    const { body, text } = echoCall(2 * MiB);
+    const answer = await post(`${url}/mcp`, body);
+    expect({ status: answer.status, echoed: echoedLength(answer), bodySeen }).toEqual({
+      status: 200,
+      echoed: text,
+      bodySeen: [undefined],
+    });
+  });
+});
