@@ -15,9 +15,9 @@ export function currentFrame(): CallFrame | undefined {
   return storage.getStore();
 }
 
-/** Runs `fn` as the given call: everything it awaits sees this frame, parallel calls their own. */
-export function runInFrame<T>(frame: CallFrame, fn: () => T): T {
-  return storage.run(frame, fn);
+/** Runs `fn(arg)` as the given call: everything it awaits sees this frame, parallel calls their own. */
+export function runInFrame<A, T>(frame: CallFrame, fn: (arg: A) => T, arg: A): T {
+  return storage.run(frame, fn, arg);
 }
 
 /**

@@ -8,18 +8,19 @@ export function report(logger: ToolLogger, what: string, name: string, error: un
 }
 
 /**
- * Calls something whose failure is only reported (a sink, a hook, a listener): a throw or a
+ * Calls `fn(arg)`, whose failure is only reported (a sink, a hook, a listener): a throw or a
  * rejection is logged and never reaches the call. Returns a promise only if it is async.
  */
-export function observe(
+export function observe<A>(
   logger: ToolLogger,
   what: string,
   name: string,
-  invoke: () => unknown,
+  fn: (arg: A) => unknown,
+  arg: A,
 ): void | Promise<void> {
   let value: unknown;
   try {
-    value = invoke();
+    value = fn(arg);
   } catch (error) {
     return report(logger, what, name, error);
   }
@@ -45,7 +46,7 @@ export function progressReporter(
   sink: ((progress: ToolProgress) => unknown) | undefined,
 ): (progress: ToolProgress) => void {
   if (!sink) return NO_PROGRESS;
-  return (progress) => void observe(logger, 'progress sink', name, () => sink(progress));
+  return (progress) => void observe(logger, 'progress sink', name, sink, progress);
 }
 
 /** The handler's `log`: hands each message to the surface's sink, never throwing. */
@@ -56,7 +57,11 @@ export function handlerLog(
 ): ToolLog {
   if (!sink) return NO_LOG;
   const at = (level: ToolLogLevel) => (message: string, data?: unknown) =>
-    void observe(logger, 'log sink', name, () => sink(level, message, data));
+    void observe(logger, 'log sink', name, (entry) => sink(...entry), [
+      level,
+      message,
+      data,
+    ] as const);
   return Object.freeze({
     debug: at('debug'),
     info: at('info'),

@@ -1,10 +1,5 @@
 import { ToolError } from './errors.js';
 
-/** Work that can be told to stop: its handler's signal fires and nobody waits for it any more. */
-export interface Abortable {
-  abort(reason: ToolError): void;
-}
-
 /** The error of a call refused, or cut short, because its invoker is shutting down. */
 export function shuttingDown(): ToolError {
   return new ToolError('SERVICE_UNAVAILABLE', {
@@ -12,12 +7,15 @@ export function shuttingDown(): ToolError {
   });
 }
 
-/** One piece of running work, linked to the work that entered before and after it. */
+/**
+ * One piece of running work. The drain links the work itself to the work that entered before
+ * and after it, so that tracking a call allocates nothing.
+ */
 export interface RunningWork {
-  /** What to abort when the grace period ends; work that stops on its own has none. */
-  readonly work?: Abortable;
-  older: RunningWork | undefined;
-  newer: RunningWork | undefined;
+  /** Told to stop when the grace period ends; work that stops on its own has none. */
+  abort?(reason: ToolError): void;
+  older?: RunningWork;
+  newer?: RunningWork;
 }
 
 /**
@@ -31,12 +29,13 @@ export class Drain {
   private idle?: () => void;
   private closed?: Promise<void>;
 
-  /** Work starts; hand what this returns to `leave`, on every path. */
-  enter(work?: Abortable): RunningWork {
-    const entry: RunningWork = { work, older: this.newest, newer: undefined };
-    if (this.newest) this.newest.newer = entry;
-    this.newest = entry;
-    return entry;
+  /** Work starts (one piece of work enters once); hand what this returns to `leave`, on every path. */
+  enter(work: RunningWork = {}): RunningWork {
+    work.older = this.newest;
+    work.newer = undefined;
+    if (this.newest) this.newest.newer = work;
+    this.newest = work;
+    return work;
   }
 
   /** Work is over. Leaving twice is harmless. */
@@ -69,7 +68,7 @@ export class Drain {
     }
     for (let entry = this.newest; entry;) {
       const older = entry.older; // read first: an abort may end its work synchronously
-      entry.work?.abort(shuttingDown());
+      entry.abort?.(shuttingDown());
       entry = older;
     }
   }

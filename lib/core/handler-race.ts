@@ -1,6 +1,6 @@
 import { isObservable, type Observable } from 'rxjs';
 import { ToolError } from './errors.js';
-import { isThenable } from './maybe-async.js';
+import { Interruptible, isThenable } from './maybe-async.js';
 import type { ToolSpec } from './runtime-tool.js';
 
 /** A failure the pipeline defines itself (validation, refusal, timeout): not reported to `onToolError`. */
@@ -8,85 +8,104 @@ export class Refusal {
   constructor(readonly error: ToolError) {}
 }
 
-/**
- * What the race needs of a call: a way to be told when the call is aborted (by the caller, the
- * timeout or a shutdown), and where a handler's throw that comes after the answer goes.
- */
+/** What the wait on a handler needs of its call. */
 export interface RacingCall {
   /** The handler's signal. */
   readonly signal: AbortSignal;
   /** Why the call was aborted, once it has been. */
   readonly abortReason?: ToolError;
-  /** Aborts the call: the handler's signal fires and the race stops waiting. */
+  /** Aborts the call: the handler's signal fires and the wait on the handler ends. */
   abort(reason: ToolError): void;
-  /** Set while the race waits: the call's `abort` calls it. */
-  stopWaiting?: (reason: ToolError) => void;
+  /** Set while the runner waits on the handler: the call's `abort` stops it. */
+  waiter?: { stop(reason: ToolError): void };
+}
+
+/** Where a value the handler throws after its call was answered goes (`onToolError`). */
+export interface LateThrows {
+  lateThrow(error: unknown): void;
 }
 
 /**
- * The handler's outcome, unless the call is aborted first — the tool's timeout passes, the caller
- * cancels, or the invoker shuts down. Whatever aborts the handler's signal also ends the wait at
- * once with that reason (a `Refusal`); the handler's late result is dropped, and its late throw
- * goes to `late.lateThrow`.
+ * What the runner waits on for a handler: its outcome, unless the call is aborted first — the
+ * tool's timeout passes, the caller cancels, or the invoker shuts down. Whatever aborts the
+ * handler's signal ends the wait at once with that reason (a `Refusal`); the handler's late
+ * result is dropped and its late throw goes to `lateThrow`. A handler that returned a plain
+ * value is not waited on at all.
  */
-export function raceHandler(
+export function handlerOutcome(
   produced: unknown,
   spec: ToolSpec,
   call: RacingCall,
   callerSignal: AbortSignal | undefined,
-  late: { lateThrow(error: unknown): void },
+  lateThrows: LateThrows,
 ): unknown {
   const pending = isObservable(produced) ? lastValue(produced, call.signal) : produced;
-  if (!isThenable(pending)) {
-    if (callerSignal?.aborted) throw new Refusal(cancelled(spec));
-    return pending;
+  if (isThenable(pending)) return new HandlerWait(pending, spec, call, callerSignal, lateThrows);
+  if (callerSignal?.aborted) throw new Refusal(cancelled(spec));
+  return pending;
+}
+
+class HandlerWait extends Interruptible {
+  private timer?: NodeJS.Timeout;
+  private deadline = Infinity;
+  private onCallerAbort?: () => void;
+
+  constructor(
+    pending: PromiseLike<unknown>,
+    private readonly spec: ToolSpec,
+    private readonly call: RacingCall,
+    private readonly callerSignal: AbortSignal | undefined,
+    private readonly lateThrows: LateThrows,
+  ) {
+    super(pending);
   }
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    let answered = false;
-    const done = () => {
-      answered = true;
-      call.stopWaiting = undefined;
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
-    };
-    const stop = (reason: ToolError) => {
-      done();
-      reject(new Refusal(reason));
-    };
-    call.stopWaiting = stop;
-    const onCallerAbort = () => call.abort(cancelled(spec));
-    // The deadline is also checked when the handler settles: with the event loop lagging, the
-    // handler's own timers may run before the timeout's, and a late outcome is still late.
-    let deadline = Infinity;
-    const { timeoutMs } = spec;
-    if (timeoutMs !== undefined) {
-      deadline = performance.now() + timeoutMs;
-      timer = setTimeout(() => call.abort(timedOut(spec, timeoutMs)), timeoutMs);
-    }
+
+  /** The call was aborted (by its timeout, its caller or a shutdown): the wait ends now. */
+  stop(reason: ToolError): void {
+    this.release();
+    this.interrupt(new Refusal(reason));
+  }
+
+  protected begin(): void {
+    const { call, spec, callerSignal } = this;
+    call.waiter = this;
     // Aborted while the handler started (it aborted the caller's signal itself, or a shutdown
     // came in between): stop at once.
-    if (call.abortReason) stop(call.abortReason);
-    else if (callerSignal?.aborted) onCallerAbort();
-    else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    Promise.resolve(pending).then(
-      (value) => {
-        if (answered) return;
-        if (performance.now() >= deadline) return call.abort(timedOut(spec, timeoutMs!));
-        done();
-        resolve(value);
-      },
-      (error: unknown) => {
-        if (answered) return late.lateThrow(error);
-        if (performance.now() >= deadline) {
-          call.abort(timedOut(spec, timeoutMs!));
-          return late.lateThrow(error);
-        }
-        done();
-        reject(error);
-      },
-    );
-  });
+    if (call.abortReason) return this.stop(call.abortReason);
+    const { timeoutMs } = spec;
+    if (timeoutMs !== undefined) {
+      // The deadline is also checked when the handler settles (see `end`).
+      this.deadline = performance.now() + timeoutMs;
+      this.timer = setTimeout(() => call.abort(timedOut(spec, timeoutMs)), timeoutMs);
+    }
+    if (callerSignal) {
+      if (callerSignal.aborted) return call.abort(cancelled(spec));
+      this.onCallerAbort = () => call.abort(cancelled(spec));
+      callerSignal.addEventListener('abort', this.onCallerAbort, { once: true });
+    }
+  }
+
+  protected end(): unknown {
+    this.release();
+    // With the event loop lagging, the handler's own timers may run before the timeout's: an
+    // outcome that comes after the deadline is still late.
+    if (this.deadline !== Infinity && performance.now() >= this.deadline) {
+      const reason = timedOut(this.spec, this.spec.timeoutMs!);
+      this.call.abort(reason);
+      return new Refusal(reason);
+    }
+    return undefined;
+  }
+
+  protected late(ok: boolean, value: unknown): void {
+    if (!ok) this.lateThrows.lateThrow(value);
+  }
+
+  private release(): void {
+    this.call.waiter = undefined;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.onCallerAbort) this.callerSignal!.removeEventListener('abort', this.onCallerAbort);
+  }
 }
 
 function lastValue<T>(source: Observable<T>, signal: AbortSignal): Promise<T | undefined> {

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { resolveCallContext, type AmbientContext } from './ambient-context.js';
 import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
 import { handlerLog, observe, progressReporter, report } from './call-sinks.js';
-import { shuttingDown, type Drain } from './drain.js';
+import { shuttingDown, type Drain, type RunningWork } from './drain.js';
 import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
-import { cancelled, raceHandler, Refusal, type RacingCall } from './handler-race.js';
+import { cancelled, handlerOutcome, Refusal, type RacingCall } from './handler-race.js';
 import type { ComposedHooks, ToolCallEvent, ToolGuard, ToolLogger } from './hooks.js';
 import type { ToolDescriptor } from './manifest.js';
 import { drive, isThenable } from './maybe-async.js';
@@ -66,10 +66,12 @@ class OutputMismatch {
  * One call's frame. The abort controller is made only when something asks for the signal:
  * most calls never do, and making one is the dearest step of a trivial call.
  */
-class CallState implements CallFrame, RacingCall {
+class CallState implements CallFrame, RacingCall, RunningWork {
   #controller?: AbortController;
   abortReason?: ToolError;
-  stopWaiting?: (reason: ToolError) => void;
+  older?: RunningWork;
+  newer?: RunningWork;
+  waiter?: { stop(reason: ToolError): void };
 
   constructor(readonly call: ToolCallInfo) {}
 
@@ -84,7 +86,7 @@ class CallState implements CallFrame, RacingCall {
     if (this.abortReason) return;
     this.abortReason = reason;
     this.#controller?.abort(reason);
-    this.stopWaiting?.(reason);
+    this.waiter?.stop(reason);
   }
 }
 
@@ -167,7 +169,11 @@ export function runTool(
   const run = new Run(tool, request, settings, new CallState(Object.freeze(call)));
   // A nested call is cancelled with its parent.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
-  return runInFrame(run.state, () => drive(execute(run)));
+  return runInFrame(run.state, runPipeline, run);
+}
+
+function runPipeline(run: Run): ToolResult | Promise<ToolResult> {
+  return drive(execute(run));
 }
 
 /** Everything one call's pipeline reads and writes. */
@@ -224,9 +230,13 @@ class Run {
     const { name, context, request } = this;
     const { call } = this.state;
     for (const onError of hooks.error) {
-      void observe(logger, 'onToolError hook', name, () =>
-        onError({ name, args: request.args, context, call, error }),
-      );
+      void observe(logger, 'onToolError hook', name, onError, {
+        name,
+        args: request.args,
+        context,
+        call,
+        error,
+      });
     }
   }
 }
@@ -266,9 +276,13 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
     if (thrown) {
       const error = thrown.value;
       for (const onError of hooks.error) {
-        const pending = observe(logger, 'onToolError hook', name, () =>
-          onError({ name, args: request.args, context, call, error }),
-        );
+        const pending = observe(logger, 'onToolError hook', name, onError, {
+          name,
+          args: request.args,
+          context,
+          call,
+          error,
+        });
         if (pending) yield pending;
       }
     }
@@ -277,14 +291,14 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
         ? { name, args: request.args, context, call, result, durationMs, error: thrown.value }
         : { name, args: request.args, context, call, result, durationMs };
       for (const after of hooks.after) {
-        const pending = observe(logger, 'afterToolCall hook', name, () => after(options));
+        const pending = observe(logger, 'afterToolCall hook', name, after, options);
         if (pending) yield pending;
       }
     }
     const listener = settings.onCallFinished;
     if (listener) {
       const event = callEvent(run, result, durationMs);
-      void observe(logger, 'call event listener', name, () => listener(event));
+      void observe(logger, 'call event listener', name, listener, event);
     }
     return result;
   } finally {
@@ -359,14 +373,14 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
 
   // The caller may have given up while hooks or guards were pending.
   if (run.callerSignal?.aborted) throw new Refusal(cancelled(spec));
-  let data = raceHandler(
+  // A pending outcome is yielded as an Interruptible: whatever aborts the call ends the wait.
+  const data = yield handlerOutcome(
     tool.handler(handlerCall(run, input.data, handlerContext)),
     spec,
     state,
     run.callerSignal,
     run,
   );
-  if (isThenable(data)) data = yield data;
 
   let output = data;
   if (spec.output) {
