@@ -173,20 +173,17 @@ export function validationError(target: ValidationTarget, error: z.core.$ZodErro
 }
 
 /**
- * Turns any thrown value into the `ToolError` a caller may see: a `ToolError` is kept, `mapError`
- * may translate others, a `ZodError` becomes `VALIDATION_ERROR`, and anything else becomes
+ * Turns any thrown value into the `ToolError` a caller may see by the built-in rules: a
+ * `ToolError` is kept, a `ZodError` becomes `VALIDATION_ERROR`, and anything else becomes
  * `INTERNAL_SERVER_ERROR` with the message `"Internal server error"` (its text stays in-process).
+ * The application's `mapError` is consulted before, by the runner.
  *
  * @example
  * const err = normalizeError(new Error('db at 10.0.0.4 failed'));
  * err.code; // 'INTERNAL_SERVER_ERROR'
  */
-export function normalizeError(value: unknown, mapError?: ErrorMapper): ToolError {
+export function normalizeError(value: unknown): ToolError {
   if (ToolError.is(value)) return value;
-  if (mapError) {
-    const mapped = mapError(value);
-    if (mapped !== undefined) return mapped;
-  }
   if (isZodError(value)) {
     return new ToolError('VALIDATION_ERROR', {
       message: summarise('Invalid value', value),

@@ -62,34 +62,6 @@ class OutputMismatch {
   constructor(readonly error: z.core.$ZodError) {}
 }
 
-/**
- * One call's frame. The abort controller is made only when something asks for the signal:
- * most calls never do, and making one is the dearest step of a trivial call.
- */
-class CallState implements CallFrame, RacingCall, RunningWork {
-  #controller?: AbortController;
-  abortReason?: ToolError;
-  older?: RunningWork;
-  newer?: RunningWork;
-  waiter?: { stop(reason: ToolError): void };
-
-  constructor(readonly call: ToolCallInfo) {}
-
-  get signal(): AbortSignal {
-    if (this.#controller) return this.#controller.signal;
-    if (this.abortReason) return AbortSignal.abort(this.abortReason);
-    return (this.#controller = new AbortController()).signal;
-  }
-
-  /** Fires the handler's signal (once) and ends the wait for the handler, if the race is on. */
-  abort(reason: ToolError): void {
-    if (this.abortReason) return;
-    this.abortReason = reason;
-    this.#controller?.abort(reason);
-    this.waiter?.stop(reason);
-  }
-}
-
 /** What the handler receives; `signal` is read through to the call's lazily made controller. */
 class HandlerCall implements ToolCall<unknown, unknown> {
   constructor(
@@ -97,15 +69,15 @@ class HandlerCall implements ToolCall<unknown, unknown> {
     readonly context: unknown,
     readonly reportProgress: (progress: ToolProgress) => void,
     readonly log: ToolLog,
-    private readonly state: CallState,
+    private readonly run: Run,
   ) {}
 
   get call(): ToolCallInfo {
-    return this.state.call;
+    return this.run.call;
   }
 
   get signal(): AbortSignal {
-    return this.state.signal;
+    return this.run.signal;
   }
 }
 
@@ -166,29 +138,53 @@ export function runTool(
         source: request.source,
         depth: 0,
       };
-  const run = new Run(tool, request, settings, new CallState(Object.freeze(call)));
+  const run = new Run(tool, request, settings, Object.freeze(call));
   // A nested call is cancelled with its parent.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
-  return runInFrame(run.state, runPipeline, run);
+  return runInFrame(run, runPipeline, run);
 }
 
 function runPipeline(run: Run): ToolResult | Promise<ToolResult> {
   return drive(execute(run));
 }
 
-/** Everything one call's pipeline reads and writes. */
-class Run {
+/**
+ * One call: everything its pipeline reads and writes, and its frame in the async context (what
+ * nested calls and `currentToolCall()` see). Also its place in the invoker's drain, and what
+ * aborts it. The abort controller is made only when something asks for the signal: most calls
+ * never do, and making one is the dearest step of a trivial call.
+ */
+class Run implements CallFrame, RacingCall, RunningWork {
   context: ToolContext;
   callerSignal: AbortSignal | undefined;
   presentation: unknown;
+  #controller?: AbortController;
+  abortReason?: ToolError;
+  waiter?: { stop(reason: ToolError): void };
+  older?: RunningWork;
+  newer?: RunningWork;
 
   constructor(
     readonly tool: CompiledTool,
     readonly request: CallRequest,
     readonly settings: RunnerSettings,
-    readonly state: CallState,
+    readonly call: ToolCallInfo,
   ) {
     this.context = request.context ?? NO_CONTEXT;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller) return this.#controller.signal;
+    if (this.abortReason) return AbortSignal.abort(this.abortReason);
+    return (this.#controller = new AbortController()).signal;
+  }
+
+  /** Fires the handler's signal (once) and ends the wait for the handler, if one is on. */
+  abort(reason: ToolError): void {
+    if (this.abortReason) return;
+    this.abortReason = reason;
+    this.#controller?.abort(reason);
+    this.waiter?.stop(reason);
   }
 
   get name(): string {
@@ -228,7 +224,7 @@ class Run {
   lateThrow(error: unknown): void {
     const { hooks, logger } = this.settings;
     const { name, context, request } = this;
-    const { call } = this.state;
+    const { call } = this;
     for (const onError of hooks.error) {
       void observe(logger, 'onToolError hook', name, onError, {
         name,
@@ -255,7 +251,7 @@ interface Outcome {
 function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
   const { request, settings, name } = run;
-  const running = settings.drain?.enter(run.state);
+  const running = settings.drain?.enter(run);
   try {
     let outcome: Outcome;
     try {
@@ -272,7 +268,7 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
     const { hooks, logger } = settings;
     const { result, thrown } = outcome;
     const { context } = run;
-    const { call } = run.state;
+    const { call } = run;
     if (thrown) {
       const error = thrown.value;
       for (const onError of hooks.error) {
@@ -308,9 +304,8 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
 
 /** Steps 2 to 8: everything between finding the tool and reporting the outcome. */
 function* attempt(run: Run): Generator<unknown, unknown, unknown> {
-  const { tool, request, settings, state, name } = run;
+  const { tool, request, settings, name, call } = run;
   const { spec } = tool;
-  const { call } = state;
   if (settings.drain?.closing) throw new Refusal(shuttingDown());
   if (call.depth > settings.maxDepth) {
     throw new Refusal(
@@ -377,7 +372,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   const data = yield handlerOutcome(
     tool.handler(handlerCall(run, input.data, handlerContext)),
     spec,
-    state,
+    run,
     run.callerSignal,
     run,
   );
@@ -426,12 +421,12 @@ function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {
     context,
     progressReporter(logger, run.name, onProgress),
     handlerLog(logger, run.name, onLog),
-    run.state,
+    run,
   );
 }
 
 function callEvent(run: Run, result: ToolResult, durationMs: number): ToolCallEvent {
-  const { call } = run.state;
+  const { call } = run;
   return {
     name: run.name,
     identity: run.tool.spec.identity,

@@ -9,6 +9,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { compiledTool } from '../core/compiled-tools.js';
+import { isThenable } from '../core/maybe-async.js';
 import { normalizeError, ToolError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
@@ -176,7 +177,8 @@ export class McpToolSurface {
     const { notify } = channel;
     let outcome: ToolResult;
     try {
-      const context = await this.context();
+      let context = this.context();
+      if (isThenable(context)) context = await context;
       outcome = await invoker.invoke(name, args ?? {}, {
         transport: 'MCP',
         source: 'mcp',

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import { defineRuntimeTool, ToolError, ToolsModule, type ToolGuard } from '../../lib/index.js';
+import { ToolsModule, type ToolGuard } from '../../lib/index.js';
+import { directAnswersModule, directTools } from '../fixtures/direct-tools.js';
 import { TestApps } from '../fixtures/apps.js';
 import {
   callBody,
@@ -20,72 +20,6 @@ import { McpService } from '../../lib/nest/mcp/mcp.service.js';
  * reference. Every request here is sent to an app answering directly and to one routing
  * everything through the SDK, and the answers must be the same.
  */
-const identity = (action: string) => ({ serviceName: 'demo', action, method: 'GET' as const });
-const tools = [
-  defineRuntimeTool({
-    name: 'echo',
-    description: 'Echo text',
-    identity: identity('echo'),
-    input: z.object({ text: z.string(), n: z.number().optional() }),
-    output: z.object({ text: z.string() }),
-    handler: ({ input }) => ({ text: input.text }),
-  }),
-  defineRuntimeTool({
-    name: 'plain',
-    description: 'No output schema',
-    identity: identity('plain'),
-    input: z.object({}),
-    handler: () => ({ anything: [1, 'two'] }),
-  }),
-  defineRuntimeTool({
-    name: 'nothing',
-    description: 'Returns nothing',
-    identity: identity('nothing'),
-    input: z.object({}),
-    handler: () => undefined,
-  }),
-  defineRuntimeTool({
-    name: 'chatty',
-    description: 'Logs twice',
-    identity: identity('chatty'),
-    input: z.object({}),
-    output: z.object({ ok: z.boolean() }),
-    handler: ({ log }) => {
-      log.info('first');
-      log.warning('second', { detail: 2 });
-      return { ok: true };
-    },
-  }),
-  defineRuntimeTool({
-    name: 'refuses',
-    description: 'Throws a ToolError',
-    identity: identity('refuses'),
-    input: z.object({}),
-    handler: () => {
-      throw new ToolError('CONFLICT', {
-        message: 'Locked',
-        details: { id: 7 },
-        hint: 'Retry later',
-      });
-    },
-  }),
-  defineRuntimeTool({
-    name: 'crashes',
-    description: 'Throws an Error',
-    identity: identity('crashes'),
-    input: z.object({}),
-    handler: () => {
-      throw new Error('db at 10.0.0.4 failed');
-    },
-  }),
-];
-
-function appModule(directAnswers: boolean) {
-  @Module({ imports: [ToolsModule.forRoot({ registry: tools, mcp: { directAnswers } })] })
-  class AppModule {}
-  return AppModule;
-}
-
 /** A raw request: its era's headers and JSON-RPC body (test/fixtures/mcp-http.ts). */
 interface RawRequest {
   headers: Record<string, string>;
@@ -133,7 +67,7 @@ describe('direct answers and SDK answers are the same', () => {
 
   beforeAll(async () => {
     const boot = async (answersDirectly: boolean) =>
-      `${(await apps.listen({ imports: [appModule(answersDirectly)] })).url}/mcp`;
+      `${(await apps.listen({ imports: [directAnswersModule(answersDirectly)] })).url}/mcp`;
     directUrl = await boot(true);
     sdkUrl = await boot(false);
   });
@@ -208,7 +142,7 @@ describe('a tools/list every caller sees', () => {
 
   async function service(guards: ToolGuard[]) {
     const resolve = jest.fn((request: any) => ({ tenantId: request.headers['x-tenant-id'] }));
-    @Module({ imports: [ToolsModule.forRoot({ registry: tools, guards, context: resolve })] })
+    @Module({ imports: [ToolsModule.forRoot({ registry: directTools, guards, context: resolve })] })
     class AppModule {}
     const app = await apps.init({ imports: [AppModule] });
     return { mcp: app.get(McpService), resolve };

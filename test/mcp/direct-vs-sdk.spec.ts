@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Module } from '@nestjs/common';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -10,8 +9,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
-import { z } from 'zod';
-import { defineRuntimeTool, ToolError, ToolsModule } from '../../lib/index.js';
+import { directAnswersModule, directTools } from '../fixtures/direct-tools.js';
 import { TestApps } from '../fixtures/apps.js';
 import {
   ACCEPT,
@@ -33,41 +31,7 @@ import {
 const SEED = 20260728;
 const RUNS_PER_ERA = 300;
 
-const identity = (action: string) => ({ serviceName: 'demo', action, method: 'GET' as const });
-const tools = [
-  defineRuntimeTool({
-    name: 'echo',
-    description: 'Required input, structured output',
-    identity: identity('echo'),
-    input: z.object({ text: z.string(), n: z.number().optional() }),
-    output: z.object({ text: z.string() }),
-    handler: ({ input }) => ({ text: input.text }),
-  }),
-  defineRuntimeTool({
-    name: 'plain',
-    description: 'No input, no output schema',
-    identity: identity('plain'),
-    input: z.object({}),
-    handler: () => ({ anything: [1, 'two'] }),
-  }),
-  defineRuntimeTool({
-    name: 'refuses',
-    description: 'Throws a ToolError',
-    identity: identity('refuses'),
-    input: z.object({}),
-    output: z.object({ ok: z.boolean() }),
-    handler: () => {
-      throw new ToolError('CONFLICT', { message: 'Locked', details: { id: 7 }, hint: 'Later' });
-    },
-  }),
-];
-const TOOL_NAMES = tools.map((tool) => tool.name);
-
-function appModule(directAnswers: boolean) {
-  @Module({ imports: [ToolsModule.forRoot({ registry: tools, mcp: { directAnswers } })] })
-  class AppModule {}
-  return AppModule;
-}
+const TOOL_NAMES = directTools.map((tool) => tool.name);
 
 // ---------------------------------------------------------------------------------------------
 // Generated requests.
@@ -394,7 +358,7 @@ describe('direct answers equal SDK answers for generated requests', () => {
 
   beforeAll(async () => {
     const boot = async (directAnswers: boolean) =>
-      `${(await apps.listen({ imports: [appModule(directAnswers)] })).url}/mcp`;
+      `${(await apps.listen({ imports: [directAnswersModule(directAnswers)] })).url}/mcp`;
     directUrl = await boot(true);
     sdkUrl = await boot(false);
   });

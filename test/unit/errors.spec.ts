@@ -1,6 +1,12 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { z } from 'zod';
-import { TOOL_ERROR_STATUS, ToolError, ToolsConfigurationError } from '../../lib/core/index.js';
+import {
+  createToolInvoker,
+  defineRuntimeTool,
+  TOOL_ERROR_STATUS,
+  ToolError,
+  ToolsConfigurationError,
+} from '../../lib/core/index.js';
 import {
   isRetryableStatus,
   MAX_REPORTED_ISSUES,
@@ -163,22 +169,38 @@ describe('ToolError', () => {
   });
 });
 
+/** A tool whose handler throws `value`. */
+const throwing = (value: unknown) =>
+  defineRuntimeTool({
+    description: 'Throw',
+    identity: { serviceName: 'errors', action: 'throw', method: 'POST' },
+    input: z.object({}),
+    handler: () => {
+      throw value;
+    },
+  });
+
 describe('normalizeError', () => {
   it('keeps a ToolError by identity', () => {
     const error = new ToolError('CONFLICT', { hint: 'retry later' });
     expect(normalizeError(error)).toBe(error);
   });
 
-  it('keeps a branded ToolError of another copy by identity, without calling mapError', () => {
+  it('keeps a branded ToolError of another copy by identity, without calling mapError', async () => {
     const foreign = Object.create(Error.prototype);
     Object.defineProperty(foreign, Symbol.for('toolwright.ToolError'), { value: true });
-    foreign.code = 'CONFLICT';
+    Object.assign(foreign, { code: 'CONFLICT', message: 'Taken', retryable: false });
+    expect(normalizeError(foreign)).toBe(foreign);
     const mapError = jest.fn(() => new ToolError('BAD_REQUEST'));
-    expect(normalizeError(foreign, mapError)).toBe(foreign);
+    const invoker = createToolInvoker([throwing(foreign)], { mapError });
+    expect(await invoker.invoke('errors_throw', {}, { transport: 'AGENT' })).toEqual({
+      ok: false,
+      error: { code: 'CONFLICT', message: 'Taken', retryable: false },
+    });
     expect(mapError).not.toHaveBeenCalled();
   });
 
-  it('lets mapError translate a custom error class (a fake HttpException)', () => {
+  it('lets mapError translate a custom error class (a fake HttpException)', async () => {
     class HttpException extends Error {
       constructor(
         readonly response: string,
@@ -198,15 +220,23 @@ describe('normalizeError', () => {
           })
         : undefined;
     const thrown = new HttpException('No such invoice', 404);
-    const mapped = normalizeError(thrown, mapError);
-    expect(mapped.code).toBe('NOT_FOUND');
-    expect(mapped.status).toBe(404);
-    expect(mapped.message).toBe('No such invoice');
-    expect(mapped.cause).toBe(thrown);
+    let seen: unknown;
+    const invoke = (value: unknown) =>
+      createToolInvoker([throwing(value)], {
+        mapError,
+        hooks: { afterToolCall: ({ error }) => void (seen = error) },
+      }).invoke('errors_throw', {}, { transport: 'AGENT' });
+    expect(await invoke(thrown)).toEqual({
+      ok: false,
+      error: { code: 'NOT_FOUND', message: 'No such invoice', retryable: false },
+    });
+    expect(seen).toBe(thrown);
 
     // mapError returning undefined leaves the value to the default rules.
-    const other = normalizeError(new Error('boom'), mapError);
-    expect(other.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(await invoke(new Error('boom'))).toEqual({
+      ok: false,
+      error: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false },
+    });
   });
 
   it('turns a ZodError into VALIDATION_ERROR with issues, "(root)" for a top-level issue', () => {
@@ -259,10 +289,15 @@ describe('normalizeError', () => {
     expect(error.message).toContain('…and 20 more');
   });
 
-  it('lets mapError see a ZodError first', () => {
+  it('lets mapError see a ZodError first', async () => {
     const zodError = z.string().safeParse(1).error!;
-    const error = normalizeError(zodError, () => new ToolError('BAD_REQUEST'));
-    expect(error.code).toBe('BAD_REQUEST');
+    const invoker = createToolInvoker([throwing(zodError)], {
+      mapError: () => new ToolError('BAD_REQUEST'),
+    });
+    expect(await invoker.invoke('errors_throw', {}, { transport: 'AGENT' })).toEqual({
+      ok: false,
+      error: { code: 'BAD_REQUEST', message: 'BAD_REQUEST', retryable: false },
+    });
   });
 
   it.each([

@@ -3,6 +3,13 @@ import { join } from 'node:path';
 import { BENCH_DIR } from '../shared/paths.js';
 import type { ServerSpec } from './server-process.js';
 
+/**
+ * With BENCH_REFERENCE set to another build's `dist` folder (say, of the previous commit), the
+ * same toolwright servers run on that build too, as `reference-express` and `reference-fastify`:
+ * a change and its baseline measured in the same run.
+ */
+const REFERENCE = process.env.BENCH_REFERENCE;
+
 export const ALL_TARGETS: readonly ServerSpec[] = [
   {
     id: 'toolwright-express',
@@ -29,4 +36,12 @@ export const ALL_TARGETS: readonly ServerSpec[] = [
     label: 'SDK createMcpHandler per request (node:http)',
     entry: 'servers/sdk.js',
   },
+  ...(REFERENCE
+    ? (['express', 'fastify'] as const).map((adapter) => ({
+        id: `reference-${adapter}`,
+        label: `reference build (${adapter === 'express' ? 'Express' : 'Fastify'})`,
+        entry: 'servers/toolwright.js',
+        env: { ADAPTER: adapter, TOOLWRIGHT_DIST: REFERENCE },
+      }))
+    : []),
 ];

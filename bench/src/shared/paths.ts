@@ -28,7 +28,8 @@ export const BUILD_DIR = join(BENCH_DIR, 'node_modules', '.cache', 'toolwright-b
  * bench/node_modules/.cache, so a relative import of the build would not reach it.
  */
 export function libraryEntry(): string {
-  const entry = join(REPO_DIR, 'dist', 'index.js');
+  // TOOLWRIGHT_DIST: another build of the library (the `reference` targets of BENCH_REFERENCE).
+  const entry = join(process.env.TOOLWRIGHT_DIST ?? join(REPO_DIR, 'dist'), 'index.js');
   if (!existsSync(entry)) {
     throw new Error(`bench: ${entry} is missing; run \`npm run build\` at the repository root.`);
   }
