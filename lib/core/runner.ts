@@ -5,8 +5,14 @@ import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
 import { handlerLog, observe, progressReporter, report } from './call-sinks.js';
 import { shuttingDown, type Drain, type RunningWork } from './drain.js';
 import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
-import { cancelled, handlerOutcome, Refusal, type RacingCall } from './handler-race.js';
-import type { ComposedHooks, ToolCallEvent, ToolGuard, ToolLogger } from './hooks.js';
+import { cancelled, handlerOutcome, Refusal, type WaitingCall } from './handler-wait.js';
+import type {
+  ComposedHooks,
+  ToolCallEvent,
+  ToolErrorHookOptions,
+  ToolGuard,
+  ToolLogger,
+} from './hooks.js';
 import type { ToolDescriptor } from './manifest.js';
 import { drive, isThenable } from './maybe-async.js';
 import { attachPresentation } from './presentation.js';
@@ -154,7 +160,7 @@ function runPipeline(run: Run): ToolResult | Promise<ToolResult> {
  * aborts it. The abort controller is made only when something asks for the signal: most calls
  * never do, and making one is the dearest step of a trivial call.
  */
-class Run implements CallFrame, RacingCall, RunningWork {
+class Run implements CallFrame, WaitingCall, RunningWork {
   context: ToolContext;
   callerSignal: AbortSignal | undefined;
   presentation: unknown;
@@ -220,19 +226,17 @@ class Run implements CallFrame, RacingCall, RunningWork {
     return normalizeError(error);
   }
 
+  /** What `onToolError` receives for a value thrown in this call. */
+  errorHookOptions(error: unknown): ToolErrorHookOptions {
+    const { name, request, context, call } = this;
+    return { name, args: request.args, context, call, error };
+  }
+
   /** `onToolError` for a value the handler threw after its call was answered. */
   lateThrow(error: unknown): void {
     const { hooks, logger } = this.settings;
-    const { name, context, request } = this;
-    const { call } = this;
     for (const onError of hooks.error) {
-      void observe(logger, 'onToolError hook', name, onError, {
-        name,
-        args: request.args,
-        context,
-        call,
-        error,
-      });
+      void observe(logger, 'onToolError hook', this.name, onError, this.errorHookOptions(error));
     }
   }
 }
@@ -267,18 +271,11 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
     // observed: a throw or rejection is reported and changes nothing.
     const { hooks, logger } = settings;
     const { result, thrown } = outcome;
-    const { context } = run;
-    const { call } = run;
+    const { context, call } = run;
     if (thrown) {
-      const error = thrown.value;
       for (const onError of hooks.error) {
-        const pending = observe(logger, 'onToolError hook', name, onError, {
-          name,
-          args: request.args,
-          context,
-          call,
-          error,
-        });
+        const options = run.errorHookOptions(thrown.value);
+        const pending = observe(logger, 'onToolError hook', name, onError, options);
         if (pending) yield pending;
       }
     }

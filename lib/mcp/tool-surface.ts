@@ -16,6 +16,7 @@ import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
 import { toFailure, type ToolResult } from '../core/result.js';
+import type { CompiledTool } from '../core/runner.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
@@ -101,9 +102,26 @@ export class McpToolSurface {
   private readonly fullList: Record<Era, readonly Tool[]>;
   /** Whether a guard's `canList` makes the list depend on the caller (fixed once compiled). */
   private readonly filtersListing: boolean;
+  /** The compiled tools exposed on MCP, by name. */
+  private readonly tools: ReadonlyMap<string, CompiledTool>;
+  /**
+   * The tools whose calls the endpoint may answer without the SDK: their result needs no era
+   * projection (an object or no output schema) and no presenter.
+   */
+  private readonly direct: ReadonlySet<string>;
 
   constructor(readonly settings: McpServerFactoryOptions) {
-    const manifest = settings.invoker.manifest('MCP');
+    const { invoker } = settings;
+    const manifest = invoker.manifest('MCP');
+    this.tools = new Map(manifest.map(({ name }) => [name, compiledTool(invoker, name, 'MCP')!]));
+    this.direct = new Set(
+      [...this.tools.values()]
+        .filter(({ spec, descriptor: { outputSchema } }) => {
+          const projected = outputSchema !== undefined && outputSchema.type !== 'object';
+          return !projected && !spec.present?.mcp;
+        })
+        .map(({ spec }) => spec.name),
+    );
     this.prepared = {
       modern: new Map(manifest.map((d) => [d, toMcpTool(d, 'modern')])),
       legacy: new Map(manifest.map((d) => [d, toMcpTool(d, 'legacy')])),
@@ -162,7 +180,7 @@ export class McpToolSurface {
     channel: McpCallChannel,
   ): Promise<{ result: CallToolResult; outputSchema?: Readonly<Record<string, unknown>> }> {
     const { invoker, logger, cancellation } = this.settings;
-    const tool = compiledTool(invoker, name, 'MCP');
+    const tool = this.tools.get(name);
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -216,15 +234,9 @@ export class McpToolSurface {
     return { result, outputSchema: tool.descriptor.outputSchema };
   }
 
-  /**
-   * Whether the endpoint may answer a call of this tool without the SDK: its result needs no
-   * era projection (an object or no output schema) and no presenter.
-   */
+  /** Whether the endpoint may answer a call of this tool without the SDK (decided once). */
   answersDirectly(name: string): boolean {
-    const tool = compiledTool(this.settings.invoker, name, 'MCP');
-    if (!tool || tool.spec.present?.mcp) return false;
-    const output = tool.descriptor.outputSchema;
-    return output === undefined || output.type === 'object';
+    return this.direct.has(name);
   }
 
   /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */

@@ -9,7 +9,7 @@ export class Refusal {
 }
 
 /** What the wait on a handler needs of its call. */
-export interface RacingCall {
+export interface WaitingCall {
   /** The handler's signal. */
   readonly signal: AbortSignal;
   /** Why the call was aborted, once it has been. */
@@ -35,7 +35,7 @@ export interface LateThrows {
 export function handlerOutcome(
   produced: unknown,
   spec: ToolSpec,
-  call: RacingCall,
+  call: WaitingCall,
   callerSignal: AbortSignal | undefined,
   lateThrows: LateThrows,
 ): unknown {
@@ -53,7 +53,7 @@ class HandlerWait extends Interruptible {
   constructor(
     pending: PromiseLike<unknown>,
     private readonly spec: ToolSpec,
-    private readonly call: RacingCall,
+    private readonly call: WaitingCall,
     private readonly callerSignal: AbortSignal | undefined,
     private readonly lateThrows: LateThrows,
   ) {
