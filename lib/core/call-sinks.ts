@@ -1,10 +1,31 @@
-import type { ToolLogger } from './hooks.js';
+import type { ToolLogger, UnexpectedErrorLevel } from './hooks.js';
 import { isThenable } from './maybe-async.js';
-import type { ToolLog, ToolLogLevel, ToolProgress } from './types.js';
+import type { ToolCallInfo, ToolLog, ToolLogLevel, ToolProgress } from './types.js';
 
 /** Reports a failed sink, hook or mapper; the message is only built when something failed. */
 export function report(logger: ToolLogger, what: string, name: string, error: unknown): void {
   logger.error(`[toolwright] ${what} failed for "${name}":`, error);
+}
+
+/**
+ * Logs a failure the caller sees as `INTERNAL_SERVER_ERROR` (a value no mapper knew, an output
+ * that does not match its schema): the tool, the call and the error with its stack, never the
+ * arguments or the context. `where` says where it happened when that is not the call itself.
+ */
+export function reportUnexpected(
+  logger: ToolLogger,
+  level: UnexpectedErrorLevel,
+  call: ToolCallInfo,
+  error: unknown,
+  where = '',
+): void {
+  if (level === false) return;
+  const log = level === 'error' ? logger.error : logger[level];
+  log?.call(
+    logger,
+    `[toolwright] Tool "${call.name}" failed unexpectedly${where} (call ${call.id}, ${call.transport}/${call.source}):`,
+    error,
+  );
 }
 
 /**
@@ -31,11 +52,13 @@ export function observe<A>(
   );
 }
 
+const ignore = () => {};
 const NO_LOG: ToolLog = Object.freeze({
-  debug: () => {},
-  info: () => {},
-  warning: () => {},
-  error: () => {},
+  debug: ignore,
+  info: ignore,
+  warning: ignore,
+  warn: ignore,
+  error: ignore,
 });
 const NO_PROGRESS = () => {};
 
@@ -62,10 +85,12 @@ export function handlerLog(
       message,
       data,
     ] as const);
+  const warning = at('warning');
   return Object.freeze({
     debug: at('debug'),
     info: at('info'),
-    warning: at('warning'),
+    warning,
+    warn: warning,
     error: at('error'),
   });
 }

@@ -77,11 +77,21 @@ export interface ToolGuard {
   canList?(tool: ToolDescriptor, context: ToolContext): boolean | Promise<boolean>;
 }
 
-/** Where the core reports what it swallows (a throwing hook). Defaults to `console`. */
+/**
+ * Where the core reports what it swallows (a throwing hook) and the unexpected failures of calls.
+ * Defaults to `console`; a level the logger lacks is not logged.
+ */
 export interface ToolLogger {
   error(message: string, error?: unknown): void;
-  warn?(message: string): void;
+  warn?(message: string, error?: unknown): void;
+  debug?(message: string, error?: unknown): void;
 }
+
+/**
+ * The level at which unexpected failures are logged (see `logUnexpectedErrors`), or `false` for
+ * none.
+ */
+export type UnexpectedErrorLevel = 'error' | 'warn' | 'debug' | false;
 
 /** One call's outcome, as `onCallFinished` (and Nest's `ToolEvents`) sees it. */
 export interface ToolCallEvent {

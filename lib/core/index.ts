@@ -42,6 +42,7 @@ export type {
   ToolGuardContext,
   ToolHooks,
   ToolLogger,
+  UnexpectedErrorLevel,
 } from './hooks.js';
 export { currentToolCall } from './call-context.js';
 export type { ToolSelection } from './tool-selection.js';

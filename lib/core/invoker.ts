@@ -5,6 +5,7 @@ import {
   type ToolGuard,
   type ToolHooks,
   type ToolLogger,
+  type UnexpectedErrorLevel,
 } from './hooks.js';
 import { describeTool, type ToolDescriptor } from './manifest.js';
 import { unknownToolMessage } from './naming.js';
@@ -49,8 +50,18 @@ export interface ToolInvokerOptions {
    * or `undefined`, is logged and passed over.
    */
   mapError?: ErrorMapper | readonly ErrorMapper[];
-  /** Where swallowed hook failures are reported. Default `console`. */
+  /** Where swallowed hook failures and unexpected failures are reported. Default `console`. */
   logger?: ToolLogger;
+  /**
+   * The level at which a call's unexpected failure is logged (with the tool, the call id and the
+   * stack; never the arguments or the context), or `false` for none. Unexpected: anything the
+   * caller sees as `INTERNAL_SERVER_ERROR` — a thrown value no mapper made a `ToolError`, or an
+   * output that does not match its schema. Default `'error'`.
+   *
+   * @example
+   * createToolInvoker(registry, { logUnexpectedErrors: 'warn' });
+   */
+  logUnexpectedErrors?: UnexpectedErrorLevel;
   /** The ambient context of the current request; the caller's explicit context is merged over it. */
   resolveContext?: RunnerSettings['resolveContext'];
   /** Called once per finished call, before the caller's promise settles. */
@@ -63,7 +74,12 @@ export interface ToolInvokerOptions {
 export interface InvokeOptions {
   /** Required: the exposure policy of this call. A tool not exposed here does not exist for it. */
   transport: ToolTransport;
-  /** An audit tag; default `'internal'`. */
+  /**
+   * Who started the call, for audit and for the answer to an unknown name. `'internal'` (the
+   * default) is the application's own code, for which an unknown name is a programming error
+   * (a plain `Error`); pass another source (`'rest'`, say) when the name comes from your own
+   * caller, who then gets `NOT_FOUND` with the closest names.
+   */
   source?: ToolSource;
   /** Merged over the context resolved from the current request, if any. */
   context?: ToolContext;
@@ -87,7 +103,12 @@ export interface InvokeOptions {
  * const result = await invoker.invoke('billing_get_invoice', { id: 'inv_1' }, { transport: 'AGENT' });
  */
 export interface ToolInvoker {
-  /** Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects with `NOT_FOUND`. */
+  /**
+   * Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects: with
+   * a `NOT_FOUND` `ToolError` listing the closest names when a caller chose it (any `source` but
+   * `'internal'`), with a plain `Error` when the application's own code did (`source` left at
+   * `'internal'`): a programming error, which Nest answers 500 without listing any tool.
+   */
   invoke<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<T>>;
   /** Like `invoke`, but resolves to the data or rejects with the call's `ToolError`. */
   invokeOrThrow<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<T>;
@@ -235,6 +256,7 @@ export function createToolInvoker(
       options.mapError === undefined ? [] : [options.mapError].flat(),
     ) as readonly ErrorMapper[],
     logger: options.logger ?? console,
+    logUnexpected: options.logUnexpectedErrors ?? 'error',
     resolveContext: options.resolveContext,
     onCallFinished: options.onCallFinished,
   });
@@ -247,15 +269,11 @@ export function createToolInvoker(
     try {
       const { byName, names } = surface(invokeOptions?.transport);
       const tool = byName.get(name);
-      if (!tool) {
-        throw new ToolError('NOT_FOUND', {
-          message: unknownToolMessage(String(name), names),
-          details: { name: String(name), transport: invokeOptions.transport },
-        });
-      }
+      const source = invokeOptions.source ?? 'internal';
+      if (!tool) throw unknownTool(String(name), names, invokeOptions.transport, source);
       const request: CallRequest = {
         transport: invokeOptions.transport,
-        source: invokeOptions.source ?? 'internal',
+        source,
         args,
         context: invokeOptions.context,
         signal: invokeOptions.signal,
@@ -292,4 +310,21 @@ export function createToolInvoker(
   });
   linkCompiledTools(invoker, (name, transport) => surface(transport).byName.get(name));
   return invoker;
+}
+
+/**
+ * The rejection for a name no tool has. The call's `source` says who chose the name: a caller
+ * (MCP, an agent, the command line, or whatever source the application passes for its own
+ * callers) gets a `NOT_FOUND` it can act on; the application's own code (`'internal'`) made a
+ * programming error, which must not list tool names to whoever made the request.
+ */
+function unknownTool(
+  name: string,
+  names: readonly string[],
+  transport: ToolTransport,
+  source: ToolSource,
+): Error {
+  const message = unknownToolMessage(name, names);
+  if (source === 'internal') return new Error(message);
+  return new ToolError('NOT_FOUND', { message, details: { name, transport } });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { resolveCallContext, type AmbientContext } from './ambient-context.js';
 import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
-import { handlerLog, observe, progressReporter, report } from './call-sinks.js';
+import { handlerLog, observe, progressReporter, report, reportUnexpected } from './call-sinks.js';
 import { shuttingDown, type Drain, type RunningWork } from './drain.js';
 import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
 import { cancelled, handlerOutcome, Refusal, type WaitingCall } from './handler-wait.js';
@@ -12,6 +12,7 @@ import type {
   ToolErrorHookOptions,
   ToolGuard,
   ToolLogger,
+  UnexpectedErrorLevel,
 } from './hooks.js';
 import type { ToolDescriptor } from './manifest.js';
 import { drive, isThenable } from './maybe-async.js';
@@ -43,6 +44,8 @@ export interface RunnerSettings {
   /** The application's mappers, consulted in order (see `Run.normalize`). */
   readonly mappers: readonly ErrorMapper[];
   readonly logger: ToolLogger;
+  /** Where failures the caller sees as `INTERNAL_SERVER_ERROR` are logged (see `reportUnexpected`). */
+  readonly logUnexpected: UnexpectedErrorLevel;
   /** The ambient context of the current request, if any. */
   readonly resolveContext?: AmbientContext;
   readonly onCallFinished?: (event: ToolCallEvent) => void;
@@ -65,8 +68,32 @@ export interface CallRequest {
 
 /** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
 class OutputMismatch {
-  constructor(readonly error: z.core.$ZodError) {}
+  constructor(
+    readonly error: z.core.$ZodError,
+    readonly output: unknown,
+  ) {}
 }
+
+/**
+ * Whether a handler returned an MCP `CallToolResult` (`{ content: [{ type, … }] }`) instead of
+ * its data, as handlers written for other MCP libraries do.
+ */
+function isMcpResultShape(value: unknown): boolean {
+  const content = (value as { content?: unknown } | null)?.content;
+  return (
+    Array.isArray(content) &&
+    content.length > 0 &&
+    content.every((block) => typeof (block as { type?: unknown } | null)?.type === 'string')
+  );
+}
+
+const MCP_RESULT_FIX =
+  'toolwright builds the MCP result (content and structuredContent) from the data a handler ' +
+  'returns: return the data itself, and to choose the content blocks a model reads, declare an ' +
+  'output schema and a present.mcp presenter';
+
+// Tools already warned about returning an MCP result: the warning is given once per tool.
+const warnedMcpResult = new WeakSet<CompiledTool>();
 
 /** What the handler receives; `signal` is read through to the call's lazily made controller. */
 class HandlerCall implements ToolCall<unknown, unknown> {
@@ -232,9 +259,16 @@ class Run implements CallFrame, WaitingCall, RunningWork {
     return { name, args: request.args, context, call, error };
   }
 
-  /** `onToolError` for a value the handler threw after its call was answered. */
+  /** Logs a failure the caller sees as `INTERNAL_SERVER_ERROR`, at the invoker's level. */
+  unexpected(error: unknown, where?: string): void {
+    const { logger, logUnexpected } = this.settings;
+    reportUnexpected(logger, logUnexpected, this.call, error, where);
+  }
+
+  /** `onToolError` (and the log, unless it is a `ToolError`) for a value the handler threw after its call was answered. */
   lateThrow(error: unknown): void {
     const { hooks, logger } = this.settings;
+    if (!ToolError.is(error)) this.unexpected(error, ' after its call was answered');
     for (const onError of hooks.error) {
       void observe(logger, 'onToolError hook', this.name, onError, this.errorHookOptions(error));
     }
@@ -324,8 +358,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     } catch (error) {
       const refusal = run.normalize(error);
       // A refusal is deliberate; anything scrubbed to an internal error is a bug worth a log line.
-      if (refusal.code === 'INTERNAL_SERVER_ERROR')
-        report(settings.logger, 'beforeToolCall hook', name, error);
+      if (isUnexpected(error, refusal)) run.unexpected(error, ' in a beforeToolCall hook');
       throw new Refusal(refusal);
     }
     if (isPlainObject(replacement)) args = replacement;
@@ -378,8 +411,14 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   if (spec.output) {
     let parsed = parse(spec.output, data);
     if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
-    if (!parsed.success) throw new OutputMismatch(parsed.error);
+    if (!parsed.success) throw new OutputMismatch(parsed.error, data);
     output = parsed.data;
+  } else if (isMcpResultShape(data) && !warnedMcpResult.has(tool)) {
+    warnedMcpResult.add(tool);
+    settings.logger.warn?.(
+      `[toolwright] Tool "${name}" returned an MCP result ({ content: [...] }), which is sent ` +
+        `as its data: ${MCP_RESULT_FIX}.`,
+    );
   }
   // A presenter runs inside the call, so a presenter that throws is a failure hooks see.
   const presenter = request.present && spec.present?.[request.present];
@@ -389,20 +428,31 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
 
 const INTERNAL = () => new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' });
 
-/** The outcome of a value thrown out of the pipeline. It never throws, whatever was thrown. */
+/** Whether a thrown value is a bug rather than an answer: no mapper made it a `ToolError`, or one made it a 500. */
+function isUnexpected(thrown: unknown, normalized: ToolError): boolean {
+  return normalized.code === 'INTERNAL_SERVER_ERROR' && !ToolError.is(thrown);
+}
+
+/**
+ * The outcome of a value thrown out of the pipeline. It never throws, whatever was thrown. A
+ * failure the caller sees as an internal error is logged (`logUnexpected`).
+ */
 function failure(run: Run, error: unknown): Outcome {
   try {
     if (error instanceof Refusal) return { result: { ok: false, error: toFailure(error.error) } };
     if (error instanceof OutputMismatch) {
+      const fix = isMcpResultShape(error.output)
+        ? ` (it returned an MCP result: ${MCP_RESULT_FIX})`
+        : '';
+      run.unexpected(error.error, `: its output does not match its output schema${fix}`);
       return {
         result: { ok: false, error: toFailure(INTERNAL()) },
         thrown: { value: error.error },
       };
     }
-    return {
-      result: { ok: false, error: toFailure(run.normalize(error)) },
-      thrown: { value: error },
-    };
+    const normalized = run.normalize(error);
+    if (isUnexpected(error, normalized)) run.unexpected(error);
+    return { result: { ok: false, error: toFailure(normalized) }, thrown: { value: error } };
   } catch (lookFailure) {
     // A thrown value that throws when looked at (a hostile proxy) is still an internal error.
     report(run.settings.logger, 'error normalisation', run.name, lookFailure);

@@ -74,10 +74,16 @@ export interface ToolProgress {
 /** Log levels a handler may use; on MCP they become `notifications/message`. */
 export type ToolLogLevel = 'debug' | 'info' | 'warning' | 'error';
 
-/** The logger a handler receives. It never throws. */
+/**
+ * The logger a handler receives. It never throws. `warn` is `warning` under the name Nest's
+ * `Logger` gives it.
+ *
+ * @example
+ * handler: async ({ input, log }) => { log.warn(`Retrying ${input.id}`); }
+ */
 export type ToolLog = {
   readonly [L in ToolLogLevel]: (message: string, data?: unknown) => void;
-};
+} & { readonly warn: (message: string, data?: unknown) => void };
 
 /** A plain object of context values. */
 export type ToolContext = Record<string, unknown>;

@@ -155,6 +155,7 @@ export class ToolInvoker
       mapError,
       maxDepth: options.maxDepth,
       logger: this.coreLogger(),
+      logUnexpectedErrors: options.logUnexpectedErrors,
       resolveContext: resolver && (() => this.requestContextOf(resolver)),
       onCallFinished: (event) => this.finished(event),
     });
@@ -190,10 +191,19 @@ export class ToolInvoker
   }
 
   private coreLogger(): ToolLogger {
+    const { logger } = this;
+    // Nest's `error` takes the stack as its own argument; the other levels take a message only.
+    const withStack = (message: string, error: unknown) =>
+      error === undefined ? message : `${message}\n${stackOf(error)}`;
     return {
       error: (message, error) =>
-        this.logger.error(message, error instanceof Error ? error.stack : String(error)),
-      warn: (message) => this.logger.warn(message),
+        error === undefined ? logger.error(message) : logger.error(message, stackOf(error)),
+      warn: (message, error) => logger.warn(withStack(message, error)),
+      debug: (message, error) => logger.debug(withStack(message, error)),
     };
   }
+}
+
+function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? String(error)) : String(error);
 }

@@ -1,4 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { ToolsConfigurationError } from '../core/errors.js';
 import { declaredNames, resolveTools } from '../core/registry.js';
 import type {
@@ -8,6 +9,7 @@ import type {
 import { MCP_OPTIONS } from './mcp/mcp.constants.js';
 import { mcpController } from './mcp/mcp-endpoint.controller.js';
 import { resolveMcpOptions } from './mcp/mcp-options.js';
+import { ToolErrorFilter } from './tool-error.filter.js';
 import {
   TOOLS_DECLARED,
   TOOLS_MODULE_OPTIONS,
@@ -26,7 +28,13 @@ export const {
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createToolsOptions')
   .setExtras<ToolsModuleExtras>(
-    { registry: undefined as never, isGlobal: true, mountMiddleware: true, mcp: undefined },
+    {
+      registry: undefined as never,
+      isGlobal: true,
+      mountMiddleware: true,
+      mcp: undefined,
+      toolErrorFilter: true,
+    },
     (definition, extras) => {
       if (extras.registry === undefined) {
         throw new ToolsConfigurationError(
@@ -46,6 +54,7 @@ export const {
           { provide: TOOLS_REGISTRY, useValue: resolveTools(extras.registry) },
           { provide: TOOLS_DECLARED, useValue: declaredNames(extras.registry) },
           { provide: TOOLS_MOUNT_MIDDLEWARE, useValue: extras.mountMiddleware },
+          ...(extras.toolErrorFilter ? [{ provide: APP_FILTER, useClass: ToolErrorFilter }] : []),
         ],
       };
     },

@@ -133,7 +133,7 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
         mcpRoutePaths(this.mcp.path, this.appConfig, controllers),
         adapter.getRouteMatchingOptions?.(),
       );
-      installMcpBodyHandling(adapter, route, this.mcp.maxBodyBytes);
+      installMcpBodyHandling(adapter, route, this.mcp);
     }
     if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');
   }

@@ -1,15 +1,5 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Inject,
-  Param,
-  Post,
-  Query,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
-import { ToolErrorFilter, ToolInvoker } from 'toolwright';
+import { Body, Controller, Get, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ToolInvoker } from 'toolwright';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { Article, Ticket, TicketWithComments } from '../helpdesk/helpdesk.schemas.js';
 
@@ -17,11 +7,11 @@ const REST = { transport: 'AGENT', source: 'rest' } as const;
 
 /**
  * REST routes that run the same tools in-process. The tenant and user come from the request
- * (through the context resolver), exactly as they do for MCP calls.
+ * (through the context resolver), exactly as they do for MCP calls. A failed call answers its
+ * `ToolError`'s status and envelope (ToolsModule's global `ToolErrorFilter`).
  */
 @Controller('api/tickets')
 @UseGuards(ApiKeyGuard)
-@UseFilters(ToolErrorFilter)
 export class TicketsController {
   constructor(@Inject(ToolInvoker) private readonly tools: ToolInvoker) {}
 

@@ -257,7 +257,7 @@ describe('bootstrap failures', () => {
     for (const transport of ['MCP', 'AGENT', 'CLI'] as const) {
       expect(tools.names(transport)).not.toContain('legacy_export');
     }
-    const unknown = tools.invoke('legacy_export', {}, { transport: 'AGENT' });
+    const unknown = tools.invoke('legacy_export', {}, { transport: 'AGENT', source: 'agent' });
     await expect(unknown).rejects.toBeInstanceOf(ToolError);
     await expect(unknown).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });

@@ -52,9 +52,9 @@ describe('ToolEvents', () => {
     );
     const cli = await tools.invoke('health_ping', {}, { transport: 'CLI', source: 'cli' });
     // An unknown tool is not a call: it rejects before anything runs, and emits nothing.
-    await expect(tools.invoke('catalog_lst', {}, { transport: 'AGENT' })).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
+    await expect(
+      tools.invoke('catalog_lst', {}, { transport: 'AGENT', source: 'agent' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await new Promise((resolve) => setImmediate(resolve));
     subscription.unsubscribe();
 

@@ -65,7 +65,8 @@ describe('the mounted registry after disable/replace', () => {
 
   it('does not know the disabled tool on any transport', async () => {
     for (const transport of ['MCP', 'AGENT', 'CLI'] as const) {
-      const call = tools.invoke('catalog_remove', { id: 'p1' }, { transport });
+      const source = transport.toLowerCase();
+      const call = tools.invoke('catalog_remove', { id: 'p1' }, { transport, source });
       await expect(call).rejects.toBeInstanceOf(ToolError);
       await expect(call).rejects.toMatchObject({ code: 'NOT_FOUND' });
     }

@@ -8,13 +8,17 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import {
   Body,
   Controller,
+  Injectable,
   Post,
+  type CanActivate,
+  type ExecutionContext,
   VersioningType,
   type INestApplication,
   type ModuleMetadata,
 } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { McpEndpoint, ToolsModule, type McpOptions } from '../../lib/index.js';
-import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
+import { ADAPTERS, TestApps, type AdapterName, type AppOptions } from '../fixtures/apps.js';
 import { ACCEPT, LEGACY_VERSION, raw, type Answer } from '../fixtures/mcp-http.js';
 import { mcpTools, newSeen } from './support.js';
 
@@ -114,8 +118,9 @@ async function listen(
   adapter: AdapterName,
   metadata: ModuleMetadata,
   setup: (app: INestApplication) => void = () => undefined,
+  options: AppOptions = {},
 ): Promise<string> {
-  const app = await apps.create(metadata, adapter);
+  const app = await apps.create(metadata, adapter, options);
   setup(app);
   await app.listen(0, '127.0.0.1');
   return (await app.getUrl()).replace('[::1]', '127.0.0.1');
@@ -298,6 +303,44 @@ describe.each(ADAPTERS)('the MCP route body limit (%s)', (adapter) => {
       status: 400,
       body: PARSE_ERROR,
     });
+  });
+
+  it('keeps request.rawBody on the MCP route with mcp.rawBody, and not by default, whatever the application keeps elsewhere', async () => {
+    const seen = async (mcp: McpOptions) => {
+      const rawBodies: Record<string, unknown> = {};
+      // A global guard sees the request as the route's handler does (after the body is read).
+      @Injectable()
+      class RawBodyProbe implements CanActivate {
+        canActivate(context: ExecutionContext) {
+          const request = context
+            .switchToHttp()
+            .getRequest<{ originalUrl?: string; url: string; rawBody?: unknown }>();
+          const raw = request.rawBody;
+          rawBodies[request.originalUrl ?? request.url] = Buffer.isBuffer(raw) ? raw.length : raw;
+          return true;
+        }
+      }
+      const metadata = module(mcp);
+      const url = await listen(
+        apps,
+        adapter,
+        { ...metadata, providers: [{ provide: APP_GUARD, useClass: RawBodyProbe }] },
+        undefined,
+        {
+          rawBody: true,
+        },
+      );
+      const { body } = echoCall(1000);
+      expect((await post(`${url}/mcp`, body)).status).toBe(200);
+      expect((await post(`${url}/admin/echo`, '{"text":"abc"}')).status).toBe(201);
+      return rawBodies;
+    };
+    // On Fastify, Nest's rawBody setting applies to every route, the MCP route included.
+    expect(await seen({})).toEqual({
+      '/mcp': adapter === 'express' ? undefined : 1000,
+      '/admin/echo': 14,
+    });
+    expect(await seen({ rawBody: true })).toEqual({ '/mcp': 1000, '/admin/echo': 14 });
   });
 
   it('reads the MCP body after the middleware the application registered with app.use()', async () => {

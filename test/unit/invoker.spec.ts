@@ -117,13 +117,13 @@ describe('createToolInvoker inputs', () => {
 });
 
 describe('invoke', () => {
-  it('rejects an unknown name with NOT_FOUND listing similar names, before any hook runs', async () => {
+  it("rejects a caller's unknown name with NOT_FOUND listing similar names, before any hook runs", async () => {
     const hooks = spyHooks();
     const onCallFinished = jest.fn();
     const invoker = createToolInvoker(all, { hooks, onCallFinished });
     let caught: unknown;
     await invoker
-      .invoke('billing_get_invoic', { id: 'x' }, { transport: 'AGENT' })
+      .invoke('billing_get_invoic', { id: 'x' }, { transport: 'AGENT', source: 'support-bot' })
       .catch((error) => (caught = error));
     expect(caught).toBeInstanceOf(ToolError);
     expect(caught).toMatchObject({
@@ -142,15 +142,36 @@ describe('invoke', () => {
     expect(onCallFinished).not.toHaveBeenCalled();
   });
 
+  it("rejects the application's own unknown name (source 'internal', the default) with a plain Error naming the closest tools, before any hook runs", async () => {
+    const hooks = spyHooks();
+    const onCallFinished = jest.fn();
+    const invoker = createToolInvoker(all, { hooks, onCallFinished });
+    for (const source of [undefined, 'internal']) {
+      const call = invoker.invoke('billing_get_invoic', {}, { transport: 'AGENT', source });
+      await expect(call).rejects.toThrow(
+        new Error(
+          'Unknown tool "billing_get_invoic". Did you mean "billing_get_invoice", "billing_list_invoices", "billing_void_invoice"?',
+        ),
+      );
+      await expect(call).rejects.not.toBeInstanceOf(ToolError);
+    }
+    expect(hooks.beforeToolCall).not.toHaveBeenCalled();
+    expect(hooks.onToolError).not.toHaveBeenCalled();
+    expect(onCallFinished).not.toHaveBeenCalled();
+  });
+
   it('treats a tool not exposed on the transport as unknown for that call', async () => {
     const hooks = spyHooks();
     const invoker = createToolInvoker(all, { hooks });
-    await expect(invoker.invoke('admin_migrate', {}, { transport: 'AGENT' })).rejects.toMatchObject(
-      { code: 'NOT_FOUND', details: { name: 'admin_migrate', transport: 'AGENT' } },
-    );
-    await expect(invoker.invoke('admin_migrate', {}, { transport: 'MCP' })).rejects.toMatchObject({
+    await expect(
+      invoker.invoke('admin_migrate', {}, { transport: 'AGENT', source: 'agent' }),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
+      details: { name: 'admin_migrate', transport: 'AGENT' },
     });
+    await expect(
+      invoker.invoke('admin_migrate', {}, { transport: 'MCP', source: 'mcp' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(hooks.beforeToolCall).not.toHaveBeenCalled();
     await expect(invoker.invoke('admin_migrate', { a: 1 }, { transport: 'CLI' })).resolves.toEqual({
       ok: true,
@@ -161,10 +182,9 @@ describe('invoke', () => {
 
   it('does not find names inherited from Object.prototype', async () => {
     const invoker = createToolInvoker(all);
-    await expect(invoker.invoke('toString', {}, { transport: 'MCP' })).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
-    await expect(invoker.invoke('constructor', {}, { transport: 'MCP' })).rejects.toMatchObject({
+    const mcp = { transport: 'MCP', source: 'mcp' } as const;
+    await expect(invoker.invoke('toString', {}, mcp)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(invoker.invoke('constructor', {}, mcp)).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -296,10 +316,18 @@ describe('invokeOrThrow', () => {
     expect((error as ToolError).cause).toBe(original);
   });
 
-  it('rejects an unknown name with NOT_FOUND', async () => {
+  it("rejects a caller's unknown name with NOT_FOUND, and the application's own with an Error", async () => {
+    const invoker = createToolInvoker(all);
     await expect(
-      createToolInvoker(all).invokeOrThrow('nope', {}, { transport: 'MCP' }),
+      invoker.invokeOrThrow('nope', {}, { transport: 'MCP', source: 'mcp' }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const own = invoker.invokeOrThrow('billing_get_invoic', {}, { transport: 'MCP' });
+    await expect(own).rejects.toThrow(
+      new Error(
+        'Unknown tool "billing_get_invoic". Did you mean "billing_get_invoice", "billing_list_invoices", "billing_void_invoice"?',
+      ),
+    );
+    await expect(own).rejects.not.toBeInstanceOf(ToolError);
   });
 });
 

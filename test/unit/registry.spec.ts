@@ -338,9 +338,9 @@ describe('resolveTools', () => {
     const registry = defineToolRegistry({ defaults: [ping, getInvoice] }).disable('health_ping');
     const invoker = createToolInvoker(registry);
     expect(invoker.names('MCP')).toEqual(['billing_get_invoice']);
-    await expect(invoker.invoke('health_ping', {}, { transport: 'MCP' })).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
+    await expect(
+      invoker.invoke('health_ping', {}, { transport: 'MCP', source: 'mcp' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 

@@ -116,7 +116,8 @@ describe('the pipeline order', () => {
   });
 });
 
-type Expected = { code: string; events: string[]; reportsError: boolean };
+/** `logs`: the call is logged as an unexpected failure, with this after the tool's name. */
+type Expected = { code: string; events: string[]; reportsError: boolean; logs?: string };
 const matrix: [string, HarnessOptions, unknown, () => Partial<InvokeOptions>, Expected][] = [
   [
     'input validation failure',
@@ -175,6 +176,7 @@ const matrix: [string, HarnessOptions, unknown, () => Partial<InvokeOptions>, Ex
       code: 'INTERNAL_SERVER_ERROR',
       events: [...PREFIX, 'onToolError', 'after', 'finished'],
       reportsError: true,
+      logs: '',
     },
   ],
   [
@@ -205,6 +207,7 @@ const matrix: [string, HarnessOptions, unknown, () => Partial<InvokeOptions>, Ex
       code: 'INTERNAL_SERVER_ERROR',
       events: [...PREFIX, 'handler', 'onToolError', 'after', 'finished'],
       reportsError: true,
+      logs: '',
     },
   ],
   [
@@ -216,6 +219,7 @@ const matrix: [string, HarnessOptions, unknown, () => Partial<InvokeOptions>, Ex
       code: 'INTERNAL_SERVER_ERROR',
       events: [...PREFIX, 'handler', 'output', 'onToolError', 'after', 'finished'],
       reportsError: true,
+      logs: ': its output does not match its output schema',
     },
   ],
   [
@@ -242,6 +246,14 @@ const matrix: [string, HarnessOptions, unknown, () => Partial<InvokeOptions>, Ex
   ],
 ];
 
+/** The line an unexpected failure is logged with: tool, call id, transport and source, nothing of the arguments. */
+const unexpectedLine = (tool: string, where: string) =>
+  expect.stringMatching(
+    new RegExp(
+      `^\\[toolwright\\] Tool "${tool}" failed unexpectedly${where} \\(call [0-9a-f]{12}-[0-9a-z]+, AGENT/internal\\):$`,
+    ),
+  );
+
 describe('the failure matrix', () => {
   it.each(matrix)(
     '%s: resolves to a failure, with exactly one afterToolCall',
@@ -261,7 +273,12 @@ describe('the failure matrix', () => {
       expect('error' in h.after[0]).toBe(expected.reportsError);
       if (expected.reportsError) expect(h.after[0].error).toBe(h.errors[0].error);
       expect(JSON.stringify(result)).not.toMatch(/stack|10\.0\.0\.4|guard crashed/);
-      expect(h.logger.error).not.toHaveBeenCalled();
+      // An internal error is logged once, with the call and the thrown value; nothing else is.
+      expect(h.logger.error.mock.calls).toEqual(
+        expected.logs === undefined
+          ? []
+          : [[unexpectedLine('math_double', expected.logs), h.errors[0].error]],
+      );
     },
   );
 
@@ -506,7 +523,9 @@ describe('the failure matrix', () => {
       await jest.advanceTimersByTimeAsync(100);
       expect(h.errors.map((options) => options.error)).toEqual([lateFailure]);
       expect(h.after).toHaveLength(1);
-      expect(h.logger.error).not.toHaveBeenCalled();
+      expect(h.logger.error.mock.calls).toEqual([
+        [unexpectedLine('math_double', ' after its call was answered'), lateFailure],
+      ]);
     });
 
     it('a handler that finishes within its timeout succeeds, and its signal stays quiet', async () => {
@@ -975,6 +994,7 @@ describe('progress and log', () => {
         log.debug('d');
         log.info('i', { a: 1 });
         log.warning('w');
+        log.warn('w2', { alias: true });
         log.error('e', 'data');
         reportProgress({ progress: 2, total: 2 });
         return 'done';
@@ -996,6 +1016,7 @@ describe('progress and log', () => {
       ['debug', 'd', undefined],
       ['info', 'i', { a: 1 }],
       ['warning', 'w', undefined],
+      ['warning', 'w2', { alias: true }],
       ['error', 'e', 'data'],
     ]);
   });
@@ -1133,7 +1154,7 @@ describe('onCallFinished', () => {
 
   it('is not emitted for an unknown tool', async () => {
     const { invoker, finished } = finishing();
-    const unknown = invoker.invoke('billing_nope', {}, { transport: 'CLI' });
+    const unknown = invoker.invoke('billing_nope', {}, { transport: 'CLI', source: 'cli' });
     await expect(unknown).rejects.toBeInstanceOf(ToolError);
     await expect(unknown).rejects.toMatchObject({
       code: 'NOT_FOUND',

@@ -1,5 +1,5 @@
 import type { ErrorMapper } from '../../core/errors.js';
-import type { ToolGuard, ToolHooks } from '../../core/hooks.js';
+import type { ToolGuard, ToolHooks, UnexpectedErrorLevel } from '../../core/hooks.js';
 import type { ToolCollection } from '../../core/registry.js';
 import type { Class, ToolContext } from '../../core/types.js';
 import type { McpOptions } from '../mcp/mcp-options.js';
@@ -46,6 +46,15 @@ export interface ToolsModuleOptions {
   shutdownGraceMs?: number;
   /** Maps thrown values to a `ToolError` before the built-in rules (Nest `HttpException` mapping included). */
   mapError?: ErrorMapper;
+  /**
+   * The level at which a call's unexpected failure is logged through Nest's `Logger` (with the
+   * tool, the call id and the stack; never the arguments or the context), or `false` for none.
+   * Unexpected: anything the caller sees as `INTERNAL_SERVER_ERROR` — a thrown value that is
+   * neither a `ToolError` nor mapped to one (a plain `Error`, an `RpcException`), or an output that
+   * does not match its schema. Expected failures (validation, refusals, `ToolError`s) are not
+   * logged. @default 'error'
+   */
+  logUnexpectedErrors?: UnexpectedErrorLevel;
 }
 
 /** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */
@@ -64,4 +73,11 @@ export interface ToolsModuleExtras {
    * extend `McpEndpoint`). @default { path: '/mcp' }
    */
   mcp?: McpOptions | false;
+  /**
+   * Register `ToolErrorFilter` globally: a `ToolError` that reaches Nest's exception layer on an
+   * HTTP route (say, from `invokeOrThrow` in a controller) is answered with its status and the
+   * failure envelope instead of a 500. `false` when the application answers `ToolError`s itself.
+   * @default true
+   */
+  toolErrorFilter?: boolean;
 }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isJsonText, jsonRpcError, jsonRpcErrorBody } from '../../mcp/http-framing.js';
+import type { ResolvedMcpOptions } from './mcp-options.js';
 import type { McpRoute, RouteMatching } from './mcp-route.js';
 
 /** How a body the HTTP framework refused before the endpoint ran is answered on the MCP route. */
@@ -68,6 +69,9 @@ export interface BodyHandlingAdapter {
 
 const logger = new Logger('ToolsMcp');
 
+/** The MCP options body handling follows. */
+type BodyOptions = Pick<ResolvedMcpOptions, 'maxBodyBytes' | 'rawBody'>;
+
 /** Whether a request says its body is `application/json` (the type Nest's JSON parser takes). */
 function isJsonRequest(request: { headers: Record<string, string | string[] | undefined> }) {
   const type = request.headers['content-type'];
@@ -84,12 +88,17 @@ function isJsonRequest(request: { headers: Record<string, string | string[] | un
  * application's middleware registered before that parser still runs first; on the MCP route the
  * body is read once, and the parser after it skips a request whose body was read. Without any
  * JSON parser (`bodyParser: false`) the endpoint reads the body itself, within the same limit.
+ * It keeps `request.rawBody` only with `mcp.rawBody`.
  *
  * Fastify: the MCP route gets `bodyLimit: maxBodyBytes` as a route option (from an `onRoute`
  * hook, before Nest registers its routes), which Fastify applies instead of the adapter's
  * `bodyLimit` and of the limit of any content-type parser.
  */
-function installBodyLimit(adapter: BodyHandlingAdapter, route: McpRoute, maxBodyBytes: number) {
+function installBodyLimit(
+  adapter: BodyHandlingAdapter,
+  route: McpRoute,
+  { maxBodyBytes, rawBody }: BodyOptions,
+) {
   const instance = adapter.getInstance();
   if (adapter.getType() === 'express') {
     const stack: Array<{ handle?: { name?: string } }> | undefined = instance.router?.stack;
@@ -104,9 +113,7 @@ function installBodyLimit(adapter: BodyHandlingAdapter, route: McpRoute, maxBody
     }
     const parserAt = stack.findIndex((layer) => layer?.handle?.name === 'jsonParser');
     if (parserAt < 0) return;
-    // `rawBody: true` keeps `request.rawBody` for guards that verify a signature, as Nest's
-    // parser does when the application asks for it.
-    adapter.useBodyParser('json', true, {
+    adapter.useBodyParser('json', rawBody, {
       limit: maxBodyBytes,
       type: (request: { originalUrl?: string; url?: string; headers: any }) =>
         route.servesUrl(request.originalUrl ?? request.url) && isJsonRequest(request),
@@ -174,8 +181,8 @@ function installBodyErrorMapping(adapter: BodyHandlingAdapter, route: McpRoute):
 export function installMcpBodyHandling(
   adapter: BodyHandlingAdapter,
   route: McpRoute,
-  maxBodyBytes: number,
+  options: BodyOptions,
 ): void {
-  installBodyLimit(adapter, route, maxBodyBytes);
+  installBodyLimit(adapter, route, options);
   installBodyErrorMapping(adapter, route);
 }
