@@ -36,7 +36,8 @@ export function abortedOnDisconnect(target: ServerResponse): AbortController {
   return controller;
 }
 
-function webHeaders(headers: IncomingMessage['headers']): Headers {
+/** Node's headers as web `Headers`. */
+export function webHeaders(headers: IncomingMessage['headers']): Headers {
   const result = new Headers();
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -65,7 +66,7 @@ export function isJsonText(body: unknown): boolean {
  * `user@host`) must not make building the request throw: the URL then uses `localhost`, and the
  * Host check, which reads the header itself, decides about the request.
  */
-function requestUrl(host: string | null, path: string): string {
+export function requestUrl(host: string | null, path: string): string {
   for (const candidate of [`http://${host ?? 'localhost'}${path}`, `http://localhost${path}`]) {
     try {
       // A web Request refuses a URL with credentials (a Host header such as `user@localhost`).
@@ -141,7 +142,9 @@ export function toWebRequest(
   const parsedBody = parsedJsonBody(request);
   if (parsedBody !== undefined) return { request: new Request(url, init), parsedBody };
   if (hasBody) {
-    if (typeof body === 'string' || Buffer.isBuffer(body)) init.body = body;
+    if (typeof body === 'string') init.body = body;
+    // A Buffer is a Uint8Array; typed the way the DOM's `BodyInit` accepts one.
+    else if (Buffer.isBuffer(body)) init.body = body as Uint8Array<ArrayBuffer>;
     else if (!raw.readableEnded && raw.readable) {
       init.body = Readable.toWeb(raw) as ReadableStream;
       init.duplex = 'half';

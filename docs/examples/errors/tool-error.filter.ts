@@ -1,21 +1,32 @@
-import { Controller, Get, Inject, Param, UseFilters } from '@nestjs/common';
-import { ToolErrorFilter, ToolInvoker } from 'toolwright';
+import { Catch, Inject, Module, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { APP_FILTER, HttpAdapterHost } from '@nestjs/core';
+import { defineToolRegistry, ToolError, ToolsModule } from 'toolwright';
+import { SeatsController } from './seats.controller.js';
+import { hold, reserve } from './tools.js';
 
 /**
- * A REST route that runs a tool with `invokeOrThrow`. ToolErrorFilter answers a failed call
- * with the error's status and public envelope instead of Nest's 500.
+ * An application that answers ToolErrors itself, here in the shape of Nest's own error body
+ * (`{ statusCode, error, message }`) that its REST clients already parse.
  */
-@Controller('seats')
-@UseFilters(ToolErrorFilter)
-export class SeatsController {
-  constructor(@Inject(ToolInvoker) private readonly tools: ToolInvoker) {}
+@Catch(ToolError)
+export class NestStyleToolErrorFilter implements ExceptionFilter<ToolError> {
+  constructor(@Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost) {}
 
-  @Get(':id')
-  get(@Param('id') id: string) {
-    return this.tools.invokeOrThrow(
-      'seats_get_seat',
-      { id },
-      { transport: 'AGENT', source: 'rest' },
-    );
+  catch(error: ToolError, host: ArgumentsHost) {
+    const body = { statusCode: error.status, error: error.code, message: error.message };
+    this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, error.status);
   }
 }
+
+@Module({
+  imports: [
+    ToolsModule.forRoot({
+      registry: defineToolRegistry({ defaults: [reserve, hold] }),
+      // No global ToolErrorFilter: the application's own filter answers ToolErrors.
+      toolErrorFilter: false,
+    }),
+  ],
+  controllers: [SeatsController],
+  providers: [{ provide: APP_FILTER, useClass: NestStyleToolErrorFilter }],
+})
+export class SeatsAppModule {}

@@ -1,12 +1,10 @@
-import { createToolInvoker, mapHttpException, type ToolError } from 'toolwright';
+import { createToolInvoker, mapHttpException, ToolError } from 'toolwright';
 import { count, hold, pay, reserve, slow, sync } from './tools.js';
 
-// ToolsModule maps HttpException by default; a framework-free invoker is told to.
+// ToolsModule maps HttpException by default; a framework-free invoker is told to. Unexpected
+// failures are logged through `logger` (default: console) at `logUnexpectedErrors` ('error').
 const invoker = createToolInvoker([reserve, pay, sync, hold, count, slow], {
   mapError: mapHttpException,
-  hooks: {
-    onToolError: ({ name, error }) => console.error(`[${name}] internal:`, String(error)),
-  },
 });
 const call = (name: string, args: unknown) => invoker.invoke(name, args, { transport: 'AGENT' });
 
@@ -21,16 +19,28 @@ console.log(await call('seats_pay', { reservationId: 'r1' }));
 // { ok: false, error: { code: 'PAYMENT_REQUIRED', message: 'The card was declined.', retryable: false } }
 console.log(await call('seats_sync', {}));
 // { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false } }
+// and, once, on stderr: [toolwright] Tool "seats_sync" failed unexpectedly (call …, AGENT/internal):
+//   Error: connect ECONNREFUSED 10.0.0.4:5432, with its stack
 console.log(await call('seats_hold', { seat: 'A1' }));
 // { ok: false, error: { code: 'CONFLICT', message: 'A1 is already held.', retryable: false } }
 console.log(await call('seats_hold', { seat: 'B2' }));
 // { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false } }
+// (logged: the ServiceUnavailableException, with its stack)
 console.log(await call('seats_count', {}));
 // { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false } }
+// (logged: "its output does not match its output schema", with the ZodError)
 console.log(await call('seats_slow', {}));
 // { ok: false, error: { code: 'REQUEST_TIMEOUT',
 //   message: 'Tool "seats_slow" did not finish within 50 ms.', retryable: true } }
 
-// An unknown name is a programming error: the promise rejects, nothing runs.
-await call('seats_reserv', {}).catch((error: ToolError) => console.log(error.code, error.message));
+// A name your own code got wrong is a bug: the promise rejects with a plain Error, nothing runs.
+await call('seats_reserv', {}).catch((error: Error) =>
+  console.log(ToolError.is(error), error.message),
+);
+// false Unknown tool "seats_reserv". Did you mean "seats_reserve"?
+
+// A name a remote caller chose (any source but 'internal') is NOT_FOUND, for that caller.
+await invoker
+  .invoke('seats_reserv', {}, { transport: 'AGENT', source: 'agent' })
+  .catch((error: ToolError) => console.log(error.code, error.message));
 // NOT_FOUND Unknown tool "seats_reserv". Did you mean "seats_reserve"?

@@ -8,7 +8,8 @@ export class InvoicesController {
 
   @Get(':id')
   get(@Param('id') id: string) {
-    // Resolves to { ok: true, data } or { ok: false, error }: it never throws for a found tool.
-    return this.tools.invoke('billing_get_invoice', { id }, { transport: 'AGENT', source: 'rest' });
+    // Resolves to the tool's output, or rejects with its ToolError, which ToolsModule answers
+    // with the error's status and envelope (404 for NOT_FOUND, 400 for VALIDATION_ERROR, …).
+    return this.tools.invokeOrThrow('billing_get_invoice', { id }, { transport: 'AGENT' });
   }
 }

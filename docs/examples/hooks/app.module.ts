@@ -16,6 +16,8 @@ import { TenantGuard, TenantPolicy } from './tenant.guard.js';
       guards: [TenantGuard],
       // One log line per finished call through Nest's Logger (context "ToolsModule").
       logCalls: true,
+      // AuditHooks.onToolError logs unexpected failures with their stack: not twice.
+      logUnexpectedErrors: false,
     }),
   ],
   providers: [PaymentTools, ApprovalGuard, AuditHooks, TenantPolicy, TenantGuard, ToolMetrics],

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
+  mapHttpException,
   ToolError,
   type AfterToolCallOptions,
   type BeforeToolCallOptions,
@@ -31,10 +32,28 @@ export class AuditHooks implements ToolHooks {
     );
   }
 
-  /** The value a guard or the handler threw, with its stack: the caller never sees it. */
-  onToolError({ name, error }: ToolErrorHookOptions) {
-    this.logger.error(`${name} failed`, error instanceof Error ? error.stack : String(error));
+  /**
+   * Every value a guard or the handler threw, as thrown: the caller never sees it. A refusal the
+   * code meant gets one quiet line; anything else is a bug and gets its stack.
+   */
+  onToolError({ name, call, error }: ToolErrorHookOptions) {
+    const refusal = refusalOf(error);
+    if (refusal) {
+      this.logger.warn(`${name} (call ${call.id}) refused: ${refusal.code} ${refusal.message}`);
+    } else {
+      this.logger.error(
+        `${name} (call ${call.id}) failed`,
+        error instanceof Error ? error.stack : String(error),
+      );
+    }
   }
+}
+
+/** A ToolError, or a Nest 4xx (which ToolsModule maps to one): an answer, not a bug. */
+function refusalOf(error: unknown): ToolError | undefined {
+  if (ToolError.is(error)) return error;
+  const mapped = mapHttpException(error);
+  return mapped && mapped.status < 500 ? mapped : undefined;
 }
 
 /** Hooks as a plain object. */

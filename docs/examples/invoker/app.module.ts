@@ -4,6 +4,7 @@ import { InvoiceTools } from '../getting-started/invoice.tools.js';
 import { InvoicesService } from '../getting-started/invoices.service.js';
 import { exportReport } from '../tools/runtime-tools.js';
 import { ReportsService } from './cancellation.js';
+import { CollectionsController } from './collections.controller.js';
 import { CollectionsService } from './collections.service.js';
 import { StatementTools } from './nested.tools.js';
 import { NightlyJob } from './nightly-job.js';
@@ -16,6 +17,7 @@ import { NightlyJob } from './nightly-job.js';
       maxDepth: 4,
     }),
   ],
+  controllers: [CollectionsController],
   providers: [
     InvoicesService,
     InvoiceTools,

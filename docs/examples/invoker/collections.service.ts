@@ -1,13 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ToolInvoker, type InvokeOptions } from 'toolwright';
 
-interface Invoice {
+/** Exported: a caller's inferred return type may name it (`declaration: true` needs that). */
+export interface Invoice {
   id: string;
   amount: number;
   status: 'open' | 'paid' | 'void';
 }
 
-const AS_SERVICE: InvokeOptions = { transport: 'AGENT', source: 'collections' };
+// The service names its tools itself: the default source, 'internal', fits its calls.
+const AS_SERVICE: InvokeOptions = { transport: 'AGENT' };
 
 /** An ordinary service that runs tools in-process, under the current request's context. */
 @Injectable()

@@ -1,40 +1,30 @@
-import {
-  Controller,
-  Injectable,
-  Module,
-  UseGuards,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
-import { McpEndpoint, ToolsModule } from 'toolwright';
-import { GreetingTools } from './greeting.tools.js';
+import { Module } from '@nestjs/common';
+import { defineToolRegistry, ToolsModule } from 'toolwright';
+import { ManagersOnly } from './managers-only.guard.js';
+import { OrderTools } from './order.tools.js';
+import { OrdersService } from './orders.service.js';
+import { ReportTools } from './report.tools.js';
 
-/** Your existing HTTP guard, unchanged (for example a JWT guard that sets `request.user`). */
-@Injectable()
-export class JwtAuthGuard implements CanActivate {
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest();
-    request.user = { sub: 'user-1' };
-    return true;
-  }
+/** What your authentication (a guard or middleware on every route) leaves on the request. */
+interface ShopRequest {
+  headers: Record<string, string | string[] | undefined>;
+  user?: { role?: string };
 }
-
-/** Was `McpModule.forRoot({ guards: [JwtAuthGuard] })`: the guard now sits on your controller. */
-@Controller('mcp')
-@UseGuards(JwtAuthGuard)
-export class McpController extends McpEndpoint {}
 
 @Module({
   imports: [
-    // Was McpModule.forRoot({ name: 'my-mcp-server', version: '1.0.0' }).
+    // Was `new McpStrategy({ name, version, transports: [new StreamableHttpTransport()] })`.
     ToolsModule.forRoot({
-      registry: [GreetingTools],
-      // Was the handler's third argument (`request`): tools get what they need as context.
-      context: (request: { user?: { sub: string } }) => ({ userId: request.user?.sub }),
-      mcp: { mount: false, path: '/mcp', serverInfo: { name: 'my-mcp-server', version: '1.0.0' } },
+      registry: defineToolRegistry({ defaults: [OrderTools, ReportTools] }),
+      // Was read from the raw request in each handler and guard: now once per call, here.
+      context: (request: ShopRequest) => ({
+        tenantId: request.headers['x-tenant-id'],
+        role: request.user?.role,
+      }),
+      mcp: { serverInfo: { name: 'shop', version: '1.0.0' } },
     }),
   ],
-  controllers: [McpController],
-  providers: [GreetingTools, JwtAuthGuard],
+  // The tool classes move from `controllers` to `providers`; the MCP_STRATEGY provider goes.
+  providers: [OrdersService, OrderTools, ReportTools, ManagersOnly],
 })
 export class AppModule {}

@@ -21,8 +21,13 @@ describe('CatalogTools', () => {
 
   it('keeps an AGENT-only tool off MCP', async () => {
     expect(invoker.names('MCP')).not.toContain('catalog_restock');
+    // As an MCP client would call it: source 'mcp', so an unknown name is NOT_FOUND.
     await expect(
-      invoker.invoke('catalog_restock', { id: 'p2', stock: 1 }, { transport: 'MCP' }),
+      invoker.invoke(
+        'catalog_restock',
+        { id: 'p2', stock: 1 },
+        { transport: 'MCP', source: 'mcp' },
+      ),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -1,0 +1,36 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createToolInvoker, type ToolCall } from 'toolwright';
+import { CatalogService, CatalogTools } from '../../tools/catalog.tools.js';
+
+// A @ToolFactory class with constructor dependencies, still without Nest: build the instance
+// yourself (here with a spied service) and tell the invoker how to call its methods.
+describe('CatalogTools', () => {
+  const service = new CatalogService();
+  const search = vi.spyOn(service, 'search');
+  const catalog = new CatalogTools(service);
+  const methods = catalog as unknown as Record<string, (call: ToolCall) => unknown>;
+  const invoker = createToolInvoker([CatalogTools], {
+    // Return `guards` too if the class uses @UseToolGuards: a custom binder supplies them.
+    bind: (tool) => ({ handler: (call) => methods[tool.methodName](call) }),
+  });
+
+  it('searches through the runner: input parsed, output checked', async () => {
+    expect(await invoker.invoke('catalog_search', { query: 'anv' }, { transport: 'MCP' })).toEqual({
+      ok: true,
+      data: { products: [{ id: 'p1', title: 'Anvil', stock: 3 }] },
+    });
+    expect(search).toHaveBeenCalledWith('anv');
+  });
+
+  it('keeps an AGENT-only tool off MCP', async () => {
+    expect(invoker.names('MCP')).not.toContain('catalog_restock');
+    // As an MCP client would call it: source 'mcp', so an unknown name is NOT_FOUND.
+    await expect(
+      invoker.invoke(
+        'catalog_restock',
+        { id: 'p2', stock: 1 },
+        { transport: 'MCP', source: 'mcp' },
+      ),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

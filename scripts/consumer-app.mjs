@@ -1,0 +1,184 @@
+/**
+ * A consumer application of the packed package, built without the network: shared by
+ * `npm run check:package` (scripts/check-package.mjs) and `npm run test:newcomer`
+ * (test/newcomer/run.mjs).
+ *
+ * `packTarball` runs `npm pack` (so `prepack` trims package.json and `postpack` restores it) and
+ * restores package.json itself if the pack failed half-way. `createConsumerApp` extracts the
+ * tarball to `<app>/node_modules/toolwright`, as `npm install <tarball>` would, and links every
+ * other package the app needs from this repository's node_modules. A linked package resolves its
+ * own dependencies from its real path (the repository's node_modules), so one link per package
+ * the app or toolwright imports is enough.
+ *
+ * Temporary directories and child processes registered with `onCleanup` are removed/stopped on
+ * SIGINT and SIGTERM too.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { restore, root } from './package-manifest.mjs';
+
+export { root };
+
+/** The repository's TypeScript compiler, run with the current Node. */
+export const tscBin = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup, also on Ctrl-C.
+
+const cleanups = new Set();
+
+/** Runs `fn` (synchronous) at exit by signal; call the returned function to unregister it. */
+export function onCleanup(fn) {
+  cleanups.add(fn);
+  return () => cleanups.delete(fn);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const fn of [...cleanups].reverse()) {
+      try {
+        fn();
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    restore();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
+/**
+ * Runs `fn(dir)` in a new temporary directory and removes the directory afterwards, whether `fn`
+ * succeeds or fails (or the process is interrupted).
+ */
+export async function inTempDir(prefix, fn) {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const unregister = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    return await fn(dir);
+  } finally {
+    unregister();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes.
+
+/**
+ * Runs a command to completion; rejects with its output when it exits non-zero or outlives
+ * `timeoutMs`.
+ */
+export function run(command, args, { cwd = root, env, timeoutMs = 120_000 } = {}) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const unregister = onCleanup(() => child.kill('SIGKILL'));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      unregister();
+      if (code === 0) return resolveRun({ stdout, stderr });
+      const how = signal
+        ? `was killed (${signal}${signal === 'SIGKILL' ? ', timeout?' : ''})`
+        : `exited ${code}`;
+      reject(
+        new Error(
+          `${[command, ...args].join(' ')} ${how}\n${stdout}${stdout && stderr ? '\n' : ''}${stderr}`,
+        ),
+      );
+    });
+  });
+}
+
+/** A free loopback port. */
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The package and its consumer.
+
+/**
+ * `npm pack` into `destination`; resolves to the tarball's path. package.json is restored
+ * before (from a pack that failed earlier) and afterwards, even when this pack failed between
+ * `prepack` and `postpack`.
+ */
+export async function packTarball(destination) {
+  await mkdir(destination, { recursive: true });
+  // A pack that failed earlier left package.json trimmed, without the scripts that restore it.
+  if (!restore()) throw new Error('package.json is not the original (see above)');
+  let failure;
+  try {
+    await run(npm, ['pack', '--pack-destination', destination, '--loglevel', 'error']);
+  } catch (error) {
+    failure = error;
+  }
+  // A no-op after a complete pack (postpack restored it); the recovery after a failed one.
+  const restored = restore();
+  if (failure) throw failure;
+  if (!restored) throw new Error('package.json was not restored after npm pack (see above)');
+  const tarballs = (await readdir(destination)).filter((name) => name.endsWith('.tgz'));
+  if (tarballs.length !== 1) throw new Error(`expected one tarball, found: ${tarballs}`);
+  return join(destination, tarballs[0]);
+}
+
+/** The packages a consumer of `manifest` needs linked: its dependencies, peers and `extra`. */
+export function consumerPackages(manifest, extra = []) {
+  return [
+    ...new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+      ...extra,
+    ]),
+  ].sort();
+}
+
+/**
+ * Creates an ESM application in `dir` with the tarball installed as `toolwright` and `packages`
+ * (see `consumerPackages`) linked from the repository; `packages` may be a function of the
+ * packed package.json. Resolves to the packed package.json and the package's directory.
+ */
+export async function createConsumerApp(dir, tarball, packages) {
+  const installed = join(dir, 'node_modules', 'toolwright');
+  await mkdir(installed, { recursive: true });
+  await writeFile(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'toolwright-consumer', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
+  const names = typeof packages === 'function' ? packages(manifest) : packages;
+  for (const name of names) {
+    const target = join(root, 'node_modules', name);
+    if (!existsSync(target)) {
+      throw new Error(`${name} is not installed in ${join(root, 'node_modules')} (npm ci?)`);
+    }
+    const link = join(dir, 'node_modules', name);
+    await mkdir(dirname(link), { recursive: true });
+    await symlink(target, link, process.platform === 'win32' ? 'junction' : 'dir');
+  }
+  return { manifest, installed };
+}

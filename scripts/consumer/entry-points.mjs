@@ -1,0 +1,38 @@
+// Imports the packed package by its own name, as a consumer would, and checks its entry points.
+// scripts/check-package.mjs runs it inside a consumer app that installed the tarball.
+import assert from 'node:assert/strict';
+
+const root = await import('toolwright');
+const core = await import('toolwright/core');
+const ai = await import('toolwright/ai');
+const langchain = await import('toolwright/langchain');
+const mcp = await import('toolwright/mcp');
+
+for (const name of [
+  'createToolInvoker',
+  'defineRuntimeTool',
+  'ToolsModule',
+  'ToolInvoker',
+  'McpEndpoint',
+  'runToolsCli',
+]) {
+  assert.equal(typeof root[name], 'function', `toolwright exports ${name}`);
+}
+for (const name of ['createToolInvoker', 'defineToolRegistry', 'ToolError', 'currentToolCall']) {
+  assert.equal(typeof core[name], 'function', `toolwright/core exports ${name}`);
+}
+assert.equal('ToolsModule' in core, false, 'toolwright/core stays free of Nest');
+for (const name of ['createMcpHttpHandler', 'serveStdio']) {
+  assert.equal(typeof mcp[name], 'function', `toolwright/mcp exports ${name}`);
+}
+assert.equal('ToolsModule' in mcp, false, 'toolwright/mcp stays free of Nest');
+assert.equal(typeof ai.createAgentTools, 'function', 'toolwright/ai exports createAgentTools');
+assert.equal(typeof ai.AgentToolError, 'function', 'toolwright/ai exports AgentToolError');
+assert.equal(
+  typeof langchain.createLangChainTools,
+  'function',
+  'toolwright/langchain exports createLangChainTools',
+);
+console.log(
+  'package entry points: ok (toolwright, toolwright/core, toolwright/mcp, toolwright/ai, toolwright/langchain)',
+);
