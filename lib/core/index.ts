@@ -45,6 +45,7 @@ export type {
   UnexpectedErrorLevel,
 } from './hooks.js';
 export { currentToolCall } from './call-context.js';
+export type { ToolPrincipal } from './principal.js';
 export type { ToolSelection } from './tool-selection.js';
 export type {
   Class,

@@ -9,7 +9,7 @@ import {
 } from './hooks.js';
 import { describeTool, type ToolDescriptor } from './manifest.js';
 import { unknownToolMessage } from './naming.js';
-import { isListable } from './listing.js';
+import { isListable, listsPerCaller } from './listing.js';
 import { linkCompiledTools } from './compiled-tools.js';
 import { Drain } from './drain.js';
 import { resolveCallContext } from './ambient-context.js';
@@ -126,8 +126,8 @@ export interface ToolInvoker {
     options?: { context?: ToolContext },
   ): Promise<readonly ToolDescriptor[]>;
   /**
-   * Whether `visible` can leave tools out on a transport: some tool exposed there has a guard
-   * with `canList`. When it is `false`, every caller sees the whole manifest.
+   * Whether `visible` can leave tools out on a transport: some tool exposed there requires
+   * scopes or has a guard with `canList`. When it is `false`, every caller sees the whole manifest.
    */
   filtersListing(transport: ToolTransport): boolean;
   /**
@@ -234,7 +234,7 @@ export function createToolInvoker(
         transport,
         Object.freeze({
           tools: Object.freeze(exposed),
-          filtersListing: exposed.some((tool) => tool.guards.some((guard) => guard.canList)),
+          filtersListing: exposed.some(listsPerCaller),
           byName: new Map(exposed.map((tool) => [tool.spec.name, tool])),
           names: Object.freeze(exposed.map((tool) => tool.spec.name).sort()),
           manifest: Object.freeze(exposed.map((tool) => tool.descriptor)),

@@ -16,6 +16,8 @@ export interface ToolDescriptor {
   readonly annotations: Readonly<ToolAnnotations>;
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
+  /** The OAuth scopes a caller must hold, when the tool requires any. */
+  readonly scopes?: readonly string[];
 }
 
 /**
@@ -33,6 +35,7 @@ export function describeTool(spec: ToolSpec): ToolDescriptor {
     annotations: spec.annotations,
     inputSchema: toJsonSchema(spec.input, 'input', owner),
     ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output', owner) }),
+    ...(spec.scopes !== undefined && { scopes: spec.scopes }),
   };
   return Object.freeze(descriptor);
 }

@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
+import { isScopeToken } from './principal.js';
 import { isObjectSchema, isZodSchema } from './schema.js';
 import {
   DEFAULT_TRANSPORTS,
@@ -79,6 +80,8 @@ export interface ToolSpec {
   readonly annotations: Readonly<ToolAnnotations>;
   readonly timeoutMs?: number;
   readonly present?: ToolPresenters<any>;
+  /** The OAuth scopes a caller's principal must hold (see {@link ToolPrincipal}); none when absent. */
+  readonly scopes?: readonly string[];
   /** Where the tool was declared, for messages. */
   readonly origin: string;
 }
@@ -115,6 +118,11 @@ export interface RuntimeToolConfig<
   /** The runner stops waiting after this long and aborts the handler's signal (`REQUEST_TIMEOUT`). */
   timeoutMs?: number;
   present?: ToolPresenters<OutputValue<O>>;
+  /**
+   * OAuth scopes the caller's principal (`context.principal`) must hold, checked by the runner
+   * on every surface; MCP callers without them are challenged to step up.
+   */
+  scopes?: readonly string[];
   handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
 }
 
@@ -146,6 +154,7 @@ export interface ToolDeclaration {
   annotations?: ToolAnnotations;
   timeoutMs?: number;
   present?: ToolPresenters<any>;
+  scopes?: readonly string[];
 }
 
 /**
@@ -172,6 +181,9 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
   if (declaration.context !== undefined) spec.context = declaration.context;
   if (declaration.timeoutMs !== undefined) spec.timeoutMs = declaration.timeoutMs;
   if (declaration.present !== undefined) spec.present = Object.freeze({ ...declaration.present });
+  if (declaration.scopes !== undefined && declaration.scopes.length > 0) {
+    spec.scopes = Object.freeze([...new Set(declaration.scopes)]);
+  }
   return spec as unknown as ToolSpec;
 }
 
@@ -225,6 +237,13 @@ export function assertToolSpec(spec: ToolSpec): void {
     throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) has timeoutMs ${spec.timeoutMs}; use a positive number.`,
     );
+  }
+  for (const scope of spec.scopes ?? []) {
+    if (!isScopeToken(scope)) {
+      throw new ToolsConfigurationError(
+        `Tool "${spec.name}" (${where}) has scope ${JSON.stringify(scope)}; a scope is printable ASCII without spaces, quotes or backslashes.`,
+      );
+    }
   }
   if (spec.present !== undefined && spec.output === undefined) {
     throw new ToolsConfigurationError(

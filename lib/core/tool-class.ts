@@ -16,6 +16,8 @@ export interface ToolClassOptions {
   meta?: Record<string, unknown>;
   /** Parses the call's context inside the runner, once per call. */
   context?: z.ZodType;
+  /** OAuth scopes every tool of the class requires, besides its own. */
+  scopes?: readonly string[];
 }
 
 /** One method of a tool class, declared as a tool. */
@@ -33,6 +35,8 @@ export interface ToolMethodOptions {
   present?: ToolPresenters<any>;
   /** Replaces the class's `meta` for this tool. */
   meta?: Record<string, unknown>;
+  /** OAuth scopes the caller's principal must hold, besides the class's. */
+  scopes?: readonly string[];
 }
 
 /** The static metadata of a tool class. */
@@ -111,6 +115,7 @@ export function classTools(target: Class): readonly ClassTool[] {
             ...((tool.meta ?? metadata.meta) !== undefined && { meta: tool.meta ?? metadata.meta }),
           },
           context: metadata.context,
+          scopes: [...(metadata.scopes ?? []), ...(tool.scopes ?? [])],
         },
         `${target.name}.${tool.methodName}`,
       );

@@ -1,4 +1,5 @@
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import type { McpAuthOptions } from './auth/bearer-auth.js';
 
 /** Which MCP protocol eras the endpoint serves. */
 export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
@@ -36,11 +37,19 @@ export interface McpEndpointOptions {
    * off to route every request through the SDK. @default true
    */
   directAnswers?: boolean;
+  /**
+   * Sign callers in with OAuth bearer tokens (the endpoint is then a protected resource, see
+   * {@link McpAuthOptions}). Without it, the endpoint answers whoever may reach it.
+   */
+  auth?: McpAuthOptions;
 }
 
 /** The endpoint options with every default filled in. */
-export type ResolvedMcpEndpointOptions = Required<Omit<McpEndpointOptions, 'instructions'>> & {
+export type ResolvedMcpEndpointOptions = Required<
+  Omit<McpEndpointOptions, 'instructions' | 'auth'>
+> & {
   instructions?: string;
+  auth?: McpAuthOptions;
 };
 
 /** Fills in the defaults of the endpoint options, refusing values that cannot work. */
@@ -58,6 +67,7 @@ export function resolveMcpEndpointOptions(
   return Object.freeze({
     serverInfo: options.serverInfo ?? { name: 'toolwright', version: '0.1.0' },
     ...(options.instructions !== undefined && { instructions: options.instructions }),
+    ...(options.auth !== undefined && { auth: options.auth }),
     allowedHosts: options.allowedHosts ?? localhostAllowedHostnames(),
     allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes,

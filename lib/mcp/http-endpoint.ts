@@ -7,6 +7,7 @@ import {
   ProtocolErrorCode,
   validateHostHeader,
   validateOriginHeader,
+  type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { Drain } from '../core/drain.js';
@@ -24,6 +25,12 @@ import {
   type HttpRequestLike,
 } from './http-framing.js';
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
+import {
+  principalFromAuth,
+  verifiedAuth,
+  writeRefusal,
+  type McpBearerAuth,
+} from './auth/bearer-auth.js';
 
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
 export interface RequestScope {
@@ -41,6 +48,11 @@ export interface McpHttpEndpointSettings {
   readonly scope: RequestScope;
   /** The explicit context of the calls, read per request (see `McpServerFactoryOptions.context`). */
   readonly context?: McpServerFactoryOptions['context'];
+  /**
+   * Signs requests in. The host calls `authenticate` before it reads the body; a request that
+   * reaches the endpoint unverified is verified here.
+   */
+  readonly auth?: McpBearerAuth;
 }
 
 /**
@@ -67,12 +79,18 @@ export class McpHttpEndpoint {
   /** Builds the prepared lists and the SDK handler now rather than on the first request. */
   prepare(): { surface: McpToolSurface; handler: McpHttpHandler } {
     if (!this.prepared) {
-      const { invoker, options, logger, context } = this.settings;
+      const { invoker, options, logger, context, auth, scope } = this.settings;
       const surface = new McpToolSurface({
         invoker,
         options,
         logger,
         context,
+        ...(auth && {
+          principal: () => {
+            const verified = verifiedAuth(scope.current);
+            return verified && principalFromAuth(verified);
+          },
+        }),
         cancellation: { caller: () => this.caller(), calls: this.cancellable },
       });
       const handler = createMcpHandler(surface.serverFactory, {
@@ -170,6 +188,13 @@ export class McpHttpEndpoint {
       const rejected = this.rejection(toWebRequest(request, signal).request);
       if (rejected) return writeWebResponse(target, rejected);
     }
+    const { auth } = this.settings;
+    if (auth) {
+      const verified = verifiedAuth(request);
+      if (!verified) return this.authenticateFirst(auth, request, target);
+      const challenge = this.scopeChallenge(auth, verified, request, parsedBody);
+      if (challenge) return writeRefusal(target, challenge);
+    }
     const { surface, handler } = this.prepare();
     const direct = options.directAnswers
       ? directRequest(request, parsedBody, surface, options.protocol)
@@ -181,6 +206,43 @@ export class McpHttpEndpoint {
       return scope.run(request, () => answerDirectly(direct, surface, target));
     }
     return this.throughSdk(request, parsedBody, handler, target);
+  }
+
+  /** A request its host did not sign in (an application's own route): verified here, then served. */
+  private async authenticateFirst(
+    auth: McpBearerAuth,
+    request: HttpRequestLike,
+    target: ServerResponse,
+  ): Promise<void> {
+    const verified = await auth.authenticate(request);
+    if (verified instanceof Response) return writeRefusal(target, verified);
+    await this.serve(request, target);
+  }
+
+  /**
+   * The `403 insufficient_scope` answer to a request that calls a tool whose scopes its token
+   * lacks, so that the client can step up before anything runs (the runner refuses such a call
+   * anyway, on every surface).
+   */
+  private scopeChallenge(
+    auth: McpBearerAuth,
+    verified: AuthInfo,
+    request: HttpRequestLike,
+    body: unknown,
+  ): Response | undefined {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params, id } = (message ?? {}) as {
+        method?: unknown;
+        params?: { name?: unknown };
+        id?: unknown;
+      };
+      if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+      const scopes = this.settings.invoker.find(params.name, 'MCP')?.scopes;
+      if (!scopes) continue;
+      const missing = scopes.filter((scope) => !verified.scopes.includes(scope));
+      if (missing.length > 0) return auth.insufficientScope(verified, scopes, id, request);
+    }
+    return undefined;
   }
 
   private async throughSdk(

@@ -6,7 +6,14 @@ import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolContext } from '../core/types.js';
 import { resolveMcpEndpointOptions, type McpEndpointOptions } from './endpoint-options.js';
 import { McpHttpEndpoint, type RequestScope } from './http-endpoint.js';
-import { jsonRpcError, type HttpRequestLike } from './http-framing.js';
+import {
+  abortedOnDisconnect,
+  jsonRpcError,
+  toWebRequest,
+  writeWebResponse,
+  type HttpRequestLike,
+} from './http-framing.js';
+import { McpBearerAuth, writeRefusal } from './auth/bearer-auth.js';
 
 /** Options of {@link createMcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends McpEndpointOptions {
@@ -69,11 +76,13 @@ export function createMcpHttpHandler(
     },
   };
   const resolveContext = options.context;
+  const auth = resolved.auth && new McpBearerAuth(resolved.auth);
   const endpoint = new McpHttpEndpoint({
     invoker,
     options: resolved,
     scope,
     logger,
+    ...(auth && { auth }),
     context:
       resolveContext &&
       (() => {
@@ -83,7 +92,7 @@ export function createMcpHttpHandler(
   });
   endpoint.prepare();
 
-  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+  const serve = (request: IncomingMessage, response: ServerResponse): void => {
     if (request.method !== 'POST') {
       request.resume();
       return endpoint.methodNotAllowed(response);
@@ -106,6 +115,21 @@ export function createMcpHttpHandler(
         response.destroy();
       },
     );
+  };
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    if (!auth) return serve(request, response);
+    if (auth.servesMetadata(request.url ?? '/')) {
+      request.resume();
+      const { request: webRequest } = toWebRequest(request, abortedOnDisconnect(response).signal);
+      void auth.metadataResponse(webRequest).then((answer) => writeWebResponse(response, answer));
+      return;
+    }
+    // Signed in before the body is read: a refused request's body is never parsed.
+    void auth.authenticate(request).then((verified) => {
+      if (!(verified instanceof Response)) return serve(request, response);
+      request.resume();
+      return writeRefusal(response, verified);
+    });
   };
   return Object.assign(listener, {
     close: (closeOptions?: { graceMs?: number }) => endpoint.close(closeOptions?.graceMs ?? 10_000),

@@ -14,6 +14,7 @@ import { normalizeError, ToolError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
+import { PRINCIPAL_KEY, type ToolPrincipal } from '../core/principal.js';
 import { unknownToolMessage } from '../core/naming.js';
 import { toFailure, type ToolResult } from '../core/result.js';
 import type { CompiledTool } from '../core/runner.js';
@@ -72,6 +73,8 @@ export interface McpServerFactoryOptions {
    * request), and the calls in flight in this process.
    */
   readonly cancellation?: { readonly caller: () => string; readonly calls: CancellableCalls };
+  /** The verified principal of the current request, put in every call's context as `principal`. */
+  readonly principal?: () => ToolPrincipal | undefined;
 }
 
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
@@ -134,8 +137,14 @@ export class McpToolSurface {
   }
 
   private context(): ToolContext | undefined | Promise<ToolContext | undefined> {
-    const { context } = this.settings;
-    return typeof context === 'function' ? context() : context;
+    const { context, principal } = this.settings;
+    const explicit = typeof context === 'function' ? context() : context;
+    const verified = principal?.();
+    if (!verified) return explicit;
+    // The verified principal wins over anything a resolver put under its key.
+    return isThenable(explicit)
+      ? explicit.then((resolved) => ({ ...resolved, [PRINCIPAL_KEY]: verified }))
+      : { ...explicit, [PRINCIPAL_KEY]: verified };
   }
 
   /**

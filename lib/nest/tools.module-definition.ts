@@ -6,6 +6,8 @@ import type {
   ToolsModuleExtras,
   ToolsModuleOptions,
 } from './interfaces/tools-module-options.interface.js';
+import { McpBearerAuth, type McpAuthOptions } from '../mcp/auth/bearer-auth.js';
+import { MCP_AUTH } from './mcp/mcp-auth.js';
 import { MCP_OPTIONS } from './mcp/mcp.constants.js';
 import { mcpController } from './mcp/mcp-endpoint.controller.js';
 import { resolveMcpOptions } from './mcp/mcp-options.js';
@@ -49,6 +51,11 @@ export const {
         controllers: mcp.mount ? [mcpController(mcp.path)] : [],
         providers: [
           { provide: MCP_OPTIONS, useValue: mcp },
+          {
+            provide: MCP_AUTH,
+            useFactory: (options: ToolsModuleOptions) => mcpAuth(mcp.auth, options.mcpAuth),
+            inject: [TOOLS_MODULE_OPTIONS],
+          },
           ...(definition.providers ?? []),
           // Resolved here so duplicate names fail while the module is being defined.
           { provide: TOOLS_REGISTRY, useValue: resolveTools(extras.registry) },
@@ -60,3 +67,17 @@ export const {
     },
   )
   .build();
+
+/**
+ * The MCP endpoint's sign-in, from `mcp.auth` (`forRoot`) or `mcpAuth` (the options `forRootAsync`
+ * resolves, say from `ConfigService`). Built at bootstrap, so a wrong setting fails it.
+ */
+function mcpAuth(fixed?: McpAuthOptions, resolved?: McpAuthOptions): McpBearerAuth | null {
+  if (fixed && resolved) {
+    throw new ToolsConfigurationError(
+      'ToolsModule: set the MCP sign-in once, in mcp.auth or in mcpAuth, not in both.',
+    );
+  }
+  const auth = fixed ?? resolved;
+  return auth ? new McpBearerAuth(auth) : null;
+}

@@ -14,7 +14,9 @@ import {
   HttpAdapterHost,
 } from '@nestjs/core';
 import type { ToolCollection } from '../core/registry.js';
+import type { McpBearerAuth } from '../mcp/auth/bearer-auth.js';
 import { installMcpBodyHandling, type BodyHandlingAdapter } from './mcp/body-errors.js';
+import { installMcpAuth, MCP_AUTH } from './mcp/mcp-auth.js';
 import type { ResolvedMcpOptions } from './mcp/mcp-options.js';
 import { MCP_OPTIONS } from './mcp/mcp.constants.js';
 import { McpRoute, mcpRoutePaths } from './mcp/mcp-route.js';
@@ -75,6 +77,7 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
   constructor(
     @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
     @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
+    @Inject(MCP_AUTH) private readonly auth: McpBearerAuth | null,
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
     @Optional() @Inject(ApplicationConfig) private readonly appConfig?: ApplicationConfig,
@@ -134,6 +137,8 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
         adapter.getRouteMatchingOptions?.(),
       );
       installMcpBodyHandling(adapter, route, this.mcp);
+      // After the body handling: its middleware is moved ahead of the JSON parsers it placed.
+      if (this.auth) installMcpAuth(adapter, route, this.auth);
     }
     if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');
   }

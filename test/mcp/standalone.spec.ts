@@ -907,13 +907,14 @@ describe('toolwright/mcp reaches no Nest', () => {
       }
     }
     const folders = new Set([...files].map((file) => dirname(relative(root, file))));
-    expect([...folders].sort()).toEqual(['lib/core', 'lib/mcp']);
+    expect([...folders].sort()).toEqual(['lib/core', 'lib/mcp', 'lib/mcp/auth']);
     expect(files.has(join(root, 'lib/mcp/http-handler.ts'))).toBe(true);
     expect(files.has(join(root, 'lib/mcp/serve-stdio.ts'))).toBe(true);
     expect([...packages].filter((name) => name.startsWith('@nestjs'))).toEqual([]);
     expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual([
       '@modelcontextprotocol/server',
       '@modelcontextprotocol/server/stdio',
+      'jose',
       'rxjs',
       'zod',
     ]);

@@ -2,6 +2,7 @@ import type { ErrorMapper } from '../../core/errors.js';
 import type { ToolGuard, ToolHooks, UnexpectedErrorLevel } from '../../core/hooks.js';
 import type { ToolCollection } from '../../core/registry.js';
 import type { Class, ToolContext } from '../../core/types.js';
+import type { McpAuthOptions } from '../../mcp/auth/bearer-auth.js';
 import type { McpOptions } from '../mcp/mcp-options.js';
 
 /**
@@ -55,6 +56,20 @@ export interface ToolsModuleOptions {
    * logged. @default 'error'
    */
   logUnexpectedErrors?: UnexpectedErrorLevel;
+  /**
+   * The MCP endpoint's sign-in, when it comes from DI (`forRootAsync`'s factory, say from
+   * `ConfigService`); the same as `mcp.auth`, which `forRoot` takes. Set one of them.
+   *
+   * @example
+   * ToolsModule.forRootAsync({
+   *   registry,
+   *   inject: [ConfigService],
+   *   useFactory: (config: ConfigService) => ({
+   *     mcpAuth: { issuers: config.getOrThrow('OAUTH_ISSUER'), resource: config.getOrThrow('MCP_URL') },
+   *   }),
+   * })
+   */
+  mcpAuth?: McpAuthOptions;
 }
 
 /** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */

@@ -19,6 +19,8 @@ import { ToolInvoker } from '../tool-invoker.service.js';
 import { TOOLS_MODULE_OPTIONS } from '../tools.constants.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
+import { MCP_AUTH } from './mcp-auth.js';
+import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
 
 /**
  * Serves MCP over HTTP for the endpoint controller, with the request captured for the context
@@ -37,6 +39,7 @@ export class McpService
     @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
     @Inject(ToolRequestContext) requestContext: ToolRequestContext,
     @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleOptions,
+    @Inject(MCP_AUTH) auth: McpBearerAuth | null,
   ) {
     const scope: RequestScope = {
       run: (request, answer) => requestContext.run(request, answer),
@@ -48,6 +51,7 @@ export class McpService
       invoker,
       options,
       scope,
+      ...(auth && { auth }),
       logger: {
         error: (message, error) => this.logger.error(message, (error as Error)?.stack ?? error),
         debug: (message) => this.logger.debug(message),

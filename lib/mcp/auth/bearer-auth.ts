@@ -1,0 +1,366 @@
+import type { ServerResponse } from 'node:http';
+import {
+  bearerAuthChallengeResponse,
+  buildOAuthProtectedResourceMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  oauthMetadataResponse,
+  OAuthError,
+  OAuthErrorCode,
+  verifyBearerToken,
+  type AuthInfo,
+  type OAuthMetadata,
+  type OAuthTokenVerifier,
+} from '@modelcontextprotocol/server';
+import { isScopeToken, type ToolPrincipal } from '../../core/principal.js';
+import { requestUrl, webHeaders, type HttpRequestLike } from '../http-framing.js';
+import {
+  DEFAULT_JWT_ALGORITHMS,
+  JwtAccessTokenVerifier,
+  type JwtVerification,
+} from './jwt-verifier.js';
+
+/**
+ * How the MCP endpoint signs callers in, as an OAuth 2.1 resource server (the MCP authorization
+ * specification): it serves protected resource metadata (RFC 9728) naming the authorization
+ * servers, answers a request without a valid bearer token with a `401` challenge, verifies
+ * audience-bound tokens (RFC 8707), and challenges a call whose token lacks a tool's scopes to
+ * step up (`403 insufficient_scope`).
+ *
+ * @example
+ * ToolsModule.forRoot({
+ *   registry,
+ *   mcp: {
+ *     auth: {
+ *       issuers: 'https://auth.example.com/realms/billing',
+ *       resource: 'https://api.example.com/mcp',
+ *       scopesSupported: ['billing:read', 'billing:write'],
+ *     },
+ *   },
+ * })
+ */
+export interface McpAuthOptions {
+  /** The authorization server(s) whose tokens are accepted: their issuer identifiers. */
+  issuers: string | readonly string[];
+  /**
+   * The canonical URL of the endpoint, as clients reach it (`https://api.example.com/mcp`):
+   * tokens must be issued for it (their audience), and the metadata names it.
+   */
+  resource?: string;
+  /**
+   * Derive the resource URL from each request's `Host` header instead of `resource`. Only
+   * behind a proxy that sets `Host` itself: otherwise a client chooses which audience its token
+   * is checked against. @default false
+   */
+  resourceFromRequest?: boolean;
+  /** The scopes this endpoint understands, advertised in the metadata. */
+  scopesSupported?: readonly string[];
+  /** Scopes every request needs, whatever it calls. */
+  requiredScopes?: readonly string[];
+  /**
+   * Verify tokens yourself (opaque tokens, introspection): return the SDK's `AuthInfo`, with
+   * `resource` set from the token's audience and `expiresAt`, or throw the SDK's `OAuthError`
+   * (`invalid_token`). Without it, tokens are verified as JWTs (see `jwt`).
+   */
+  verifyAccessToken?: (token: string) => Promise<AuthInfo>;
+  /** How the built-in JWT verifier checks tokens. */
+  jwt?: JwtVerification;
+  /** `resource_name` in the metadata. */
+  resourceName?: string;
+  /** `resource_documentation` in the metadata. */
+  resourceDocumentation?: string;
+  /** A bearer token longer than this is refused unread. @default 8192 */
+  maxTokenBytes?: number;
+}
+
+/** Why a request was refused, and the HTTP answer that says so. */
+type Refusal = Response;
+
+const principals = new WeakMap<object, AuthInfo>();
+
+/**
+ * Signs requests in: verifies the bearer token of a request to the MCP route and answers the
+ * refusals, serves the protected resource metadata, and builds the step-up challenge. The
+ * verified `AuthInfo` is kept for the request (see {@link verifiedAuth}) and set as
+ * `request.auth`, as the SDK's own middleware does.
+ */
+export class McpBearerAuth {
+  private readonly issuers: readonly string[];
+  private readonly resource?: URL;
+  private readonly verifier: (resource: URL) => OAuthTokenVerifier;
+  private readonly challengeScopes: string[];
+  private readonly requiredScopes: string[];
+  private readonly maxTokenBytes: number;
+
+  constructor(private readonly options: McpAuthOptions) {
+    const issuers = [options.issuers].flat();
+    if (issuers.length === 0) throw new Error('mcp.auth.issuers needs at least one issuer.');
+    for (const issuer of issuers) {
+      if (!URL.canParse(issuer)) throw new Error(`mcp.auth.issuers: "${issuer}" is not a URL.`);
+      // Refuses an issuer that is not HTTPS (outside loopback), or has a query or fragment.
+      buildOAuthProtectedResourceMetadata({
+        oauthMetadata: { issuer } as OAuthMetadata,
+        resourceServerUrl: new URL('https://resource.invalid/'),
+      });
+    }
+    this.issuers = Object.freeze(issuers);
+    if ((options.resource === undefined) === (options.resourceFromRequest !== true)) {
+      throw new Error(
+        'mcp.auth needs exactly one of resource (the endpoint URL clients use, e.g. "https://api.example.com/mcp") and resourceFromRequest: true.',
+      );
+    }
+    if (options.resource !== undefined) {
+      if (!URL.canParse(options.resource) || new URL(options.resource).hash) {
+        throw new Error(
+          `mcp.auth.resource must be an absolute URL without a fragment, got "${options.resource}".`,
+        );
+      }
+      this.resource = new URL(options.resource);
+    }
+    for (const scope of [...(options.scopesSupported ?? []), ...(options.requiredScopes ?? [])]) {
+      if (!isScopeToken(scope))
+        throw new Error(`mcp.auth: ${JSON.stringify(scope)} is not an OAuth scope.`);
+    }
+    this.requiredScopes = [...(options.requiredScopes ?? [])];
+    this.challengeScopes =
+      this.requiredScopes.length > 0 ? this.requiredScopes : [...(options.scopesSupported ?? [])];
+    this.maxTokenBytes = options.maxTokenBytes ?? 8192;
+    this.verifier = options.verifyAccessToken
+      ? () => ({ verifyAccessToken: options.verifyAccessToken! })
+      : jwtVerifier(issuers, options.jwt ?? {});
+  }
+
+  /** The resource a request is made to: the configured one, or the request's own URL. */
+  resourceOf(request: HttpRequestLike): URL {
+    if (this.resource) return this.resource;
+    const headers = webHeaders(request.headers);
+    const url = new URL(requestUrl(headers.get('host'), request.originalUrl ?? request.url ?? '/'));
+    // The proxy that sets Host also says which scheme the client used.
+    const proto = headers.get('x-forwarded-proto')?.split(',')[0].trim();
+    if (proto === 'https' || proto === 'http') url.protocol = `${proto}:`;
+    url.search = '';
+    url.hash = '';
+    return url;
+  }
+
+  /** Where the protected resource metadata of a request's resource is served (RFC 9728, path-aware). */
+  metadataUrl(request: HttpRequestLike): string {
+    return getOAuthProtectedResourceMetadataUrl(this.resourceOf(request));
+  }
+
+  /**
+   * The path the metadata document is served at: the configured resource's, or, with
+   * `resourceFromRequest`, every path under `/.well-known/oauth-protected-resource`.
+   */
+  get metadataPath(): string {
+    return this.resource
+      ? new URL(getOAuthProtectedResourceMetadataUrl(this.resource)).pathname
+      : WELL_KNOWN;
+  }
+
+  /** Whether a request URL (path and query) is the metadata document's. */
+  servesMetadata(url: string): boolean {
+    const path = url.split('?')[0].replace(/(.)\/$/, '$1');
+    return this.resource ? path === this.metadataPath : path.startsWith(WELL_KNOWN);
+  }
+
+  /**
+   * Verifies the request's bearer token: its `AuthInfo`, or the answer refusing it (`401` with
+   * the challenge; `403` when it lacks the required scopes; `400` for a token in the query
+   * string). Never rejects: whatever goes wrong is a refusal.
+   */
+  async authenticate(request: HttpRequestLike): Promise<AuthInfo | Refusal> {
+    const resource = this.resourceOf(request);
+    const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
+    const url = request.originalUrl ?? request.url ?? '';
+    if (/[?&]access_token=/.test(url)) {
+      return bearerAuthChallengeResponse(
+        new OAuthError(
+          OAuthErrorCode.InvalidRequest,
+          'Access tokens are not accepted in the query string.',
+        ),
+      );
+    }
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') return this.unauthenticated(resourceMetadataUrl);
+    if (header.length > this.maxTokenBytes + 7) {
+      return this.refuse(
+        new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is too large.'),
+        resourceMetadataUrl,
+      );
+    }
+    try {
+      const auth = await verifyBearerToken(header, {
+        verifier: this.verifier(resource),
+        requiredScopes: this.requiredScopes,
+        resourceMetadataUrl,
+        expectedResource: resource,
+      });
+      remember(request, auth);
+      return auth;
+    } catch (error) {
+      return this.refuse(
+        error instanceof OAuthError
+          ? error
+          : new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is invalid.'),
+        resourceMetadataUrl,
+      );
+    }
+  }
+
+  /**
+   * The `403` answer to a request whose token lacks `scopes`: the SDK's `insufficient_scope`
+   * challenge (the scopes to ask for: the token's own and the missing ones), with a JSON-RPC
+   * error body saying the same.
+   */
+  insufficientScope(
+    auth: AuthInfo,
+    scopes: readonly string[],
+    id: unknown,
+    request: HttpRequestLike,
+  ): Response {
+    const wanted = [...new Set([...auth.scopes, ...this.requiredScopes, ...scopes])];
+    const challenge = bearerAuthChallengeResponse(
+      new OAuthError(
+        OAuthErrorCode.InsufficientScope,
+        `This call needs the scopes ${scopes.join(' ')}.`,
+      ),
+      {
+        requiredScopes: wanted,
+        resourceMetadataUrl: auth.resourceMetadataUrl ?? this.metadataUrl(request),
+      },
+    );
+    const body = {
+      jsonrpc: '2.0',
+      id: typeof id === 'string' || typeof id === 'number' ? id : null,
+      error: {
+        code: INSUFFICIENT_SCOPE,
+        message: `Insufficient scope: this call needs the scopes ${scopes.join(' ')}.`,
+        data: { error: 'insufficient_scope', requiredScopes: [...scopes] },
+      },
+    };
+    return Response.json(body, {
+      status: 403,
+      headers: { 'www-authenticate': challenge.headers.get('www-authenticate')! },
+    });
+  }
+
+  /**
+   * The answer on the metadata URL (`GET` the document, `OPTIONS` the CORS preflight, other
+   * methods `405`), readable from browsers.
+   */
+  async metadataResponse(request: Request): Promise<Response> {
+    const resource = this.resource ?? resourceFromMetadataUrl(new URL(request.url));
+    const options = {
+      oauthMetadata: { issuer: this.issuers[0] } as OAuthMetadata,
+      resourceServerUrl: resource,
+      ...(this.options.scopesSupported && { scopesSupported: [...this.options.scopesSupported] }),
+      ...(this.options.resourceName !== undefined && { resourceName: this.options.resourceName }),
+      ...(this.options.resourceDocumentation !== undefined && {
+        serviceDocumentationUrl: new URL(this.options.resourceDocumentation),
+      }),
+    };
+    const answer = oauthMetadataResponse(request, options);
+    if (!answer) return new Response(null, { status: 404 });
+    if (request.method !== 'GET' || this.issuers.length === 1) return answer;
+    // The SDK's document names one authorization server; this endpoint trusts several.
+    const document = {
+      ...((await answer.json()) as Record<string, unknown>),
+      authorization_servers: [...this.issuers],
+    };
+    return Response.json(document, { headers: answer.headers });
+  }
+
+  private unauthenticated(resourceMetadataUrl: string): Response {
+    // RFC 6750 §3.1: a request without credentials gets the challenge without an error code.
+    const challenge = bearerAuthChallengeResponse(
+      new OAuthError(OAuthErrorCode.InvalidToken, 'Missing Authorization header'),
+      { requiredScopes: this.challengeScopes, resourceMetadataUrl },
+    );
+    const header = challenge.headers
+      .get('www-authenticate')!
+      .replace(/^Bearer error="[^"]*", error_description="[^"]*"(, )?/, 'Bearer ');
+    return new Response(challenge.body, {
+      status: 401,
+      headers: { 'content-type': 'application/json', 'www-authenticate': header },
+    });
+  }
+
+  private refuse(error: OAuthError, resourceMetadataUrl: string): Response {
+    return bearerAuthChallengeResponse(error, {
+      requiredScopes: this.challengeScopes,
+      resourceMetadataUrl,
+    });
+  }
+}
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/** The JSON-RPC error code of an `insufficient_scope` refusal (implementation-defined range). */
+export const INSUFFICIENT_SCOPE = -32003;
+
+function jwtVerifier(issuers: readonly string[], jwt: JwtVerification) {
+  const algorithms = jwt.algorithms ?? DEFAULT_JWT_ALGORITHMS;
+  const refused = algorithms.filter((alg) => alg === 'none' || /^HS/i.test(alg));
+  if (refused.length > 0) {
+    throw new Error(
+      `mcp.auth.jwt.algorithms must not allow ${refused.join(', ')}: access tokens are verified with the issuer's public keys.`,
+    );
+  }
+  const verifier = new JwtAccessTokenVerifier({
+    issuers,
+    algorithms,
+    clockToleranceSeconds: jwt.clockToleranceSeconds ?? 10,
+    ...(jwt.jwksUri !== undefined && { jwksUri: jwt.jwksUri }),
+    jwksCooldownMs: jwt.jwksCooldownMs ?? 30_000,
+    jwksMaxAgeMs: jwt.jwksMaxAgeMs ?? 600_000,
+    fetchTimeoutMs: jwt.fetchTimeoutMs ?? 5_000,
+  });
+  return (resource: URL) => verifier.forResource(resource);
+}
+
+/** The resource a path-aware metadata URL describes. */
+function resourceFromMetadataUrl(url: URL): URL {
+  const resource = new URL(url.origin);
+  resource.pathname = url.pathname.replace(/^\/\.well-known\/oauth-protected-resource/, '') || '/';
+  return resource;
+}
+
+function remember(request: HttpRequestLike, auth: AuthInfo): void {
+  principals.set(request.raw ?? request, auth);
+  (request as { auth?: AuthInfo }).auth = auth;
+  if (request.raw) (request.raw as { auth?: AuthInfo }).auth = auth;
+}
+
+/** The `AuthInfo` toolwright verified for a request, if it did. */
+export function verifiedAuth(request: HttpRequestLike | undefined): AuthInfo | undefined {
+  return request && principals.get(request.raw ?? request);
+}
+
+/** The principal a verified token gives the calls of its request (no token in it). */
+export function principalFromAuth(auth: AuthInfo): ToolPrincipal {
+  const extra = auth.extra ?? {};
+  const claims = (extra.claims ?? extra) as Record<string, unknown>;
+  const subject =
+    typeof extra.subject === 'string'
+      ? extra.subject
+      : typeof claims.sub === 'string'
+        ? claims.sub
+        : undefined;
+  return Object.freeze({
+    clientId: auth.clientId,
+    scopes: Object.freeze([...auth.scopes]),
+    ...(subject !== undefined && { subject }),
+    ...(auth.expiresAt !== undefined && { expiresAt: auth.expiresAt }),
+    claims: Object.freeze({ ...claims }),
+  });
+}
+
+/** Writes a web `Response` refusal on a Node response (a short JSON body). */
+export async function writeRefusal(target: ServerResponse, refusal: Response): Promise<void> {
+  const body = refusal.body ? Buffer.from(await refusal.arrayBuffer()) : undefined;
+  const headers: Record<string, string | number> = {};
+  refusal.headers.forEach((value, name) => (headers[name] = value));
+  if (body) headers['content-length'] = body.length;
+  target.writeHead(refusal.status, headers);
+  target.end(body);
+}

@@ -1,0 +1,423 @@
+/**
+ * The MCP endpoint as an OAuth 2.1 resource server, against a real authorization server
+ * (oidc-provider, in-process): the protected resource metadata, the 401 challenge on every method
+ * before the body is read, the refusal of every forged token, the 403 step-up challenge on both
+ * eras, tool scopes in listings, the principal reaching resolvers, guards and handlers (never the
+ * logs), key rotation and an unreachable key set. On Express and Fastify.
+ */
+import 'reflect-metadata';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { z } from 'zod';
+import {
+  defineRuntimeTool,
+  ToolEvents,
+  ToolsModule,
+  type McpAuthOptions,
+  type ToolCallEvent,
+  type ToolPrincipal,
+} from '../../lib/index.js';
+import {
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../../sample/oauth/authorization-server.js';
+import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
+import { FORGED_TOKEN_KINDS, forgeToken } from '../fixtures/forged-tokens.js';
+import {
+  callBody,
+  eraHeaders,
+  ERAS,
+  listBody,
+  post,
+  raw,
+  toolPayload,
+} from '../fixtures/mcp-http.js';
+
+const SCOPES = ['notes:read', 'notes:write'];
+const CLIENT = { clientId: 'robot', clientSecret: 'robot-secret' };
+
+const principalOf = (context: unknown) => (context as { principal?: ToolPrincipal }).principal;
+
+const readNotes = defineRuntimeTool({
+  description: 'Read the notes',
+  identity: { serviceName: 'notes', action: 'read', method: 'GET' },
+  input: z.object({}),
+  scopes: ['notes:read'],
+  handler: ({ context }) => ({ notes: ['a'], reader: principalOf(context)?.clientId }),
+});
+const writeNote = defineRuntimeTool({
+  description: 'Write a note',
+  identity: { serviceName: 'notes', action: 'write', method: 'POST' },
+  input: z.object({ text: z.string() }),
+  scopes: ['notes:write'],
+  handler: ({ input }) => ({ written: input.text }),
+});
+const ping = defineRuntimeTool({
+  description: 'Ping',
+  identity: { serviceName: 'health', action: 'ping', method: 'GET' },
+  input: z.object({}),
+  handler: () => ({ pong: true }),
+});
+
+/** What the application's own Nest guard saw: the verified `request.auth`, per request. */
+const guardSaw: unknown[] = [];
+@Injectable()
+class RecordingGuard implements CanActivate {
+  canActivate(context: ExecutionContext) {
+    guardSaw.push((context.switchToHttp().getRequest() as { auth?: unknown }).auth);
+    return true;
+  }
+}
+
+/** The endpoint's resource identifier (the tokens' audience); the applications listen on any port. */
+const RESOURCE = 'https://notes.example/mcp';
+const METADATA_URL = 'https://notes.example/.well-known/oauth-protected-resource/mcp';
+
+interface Served {
+  url: string;
+  base: string;
+  resource: string;
+  events: ToolCallEvent[];
+  resolverSaw: unknown[];
+}
+
+const apps = new TestApps();
+let as: AuthorizationServer;
+
+beforeAll(async () => {
+  as = await startAuthorizationServer({
+    resources: [RESOURCE],
+    scopes: SCOPES,
+    clients: [{ ...CLIENT, scopes: SCOPES }],
+  });
+});
+afterEach(() => apps.closeAll());
+afterAll(() => as?.close());
+
+async function serve(adapter: AdapterName, auth: Partial<McpAuthOptions> = {}): Promise<Served> {
+  const resource = RESOURCE;
+  const resolverSaw: unknown[] = [];
+  const app = await apps.create(
+    {
+      imports: [
+        ToolsModule.forRoot({
+          registry: [readNotes, writeNote, ping],
+          context: (request: { auth?: unknown }) => {
+            resolverSaw.push(request.auth);
+            return { tenant: 'acme' };
+          },
+          mcp: { auth: { issuers: as.issuer, resource, scopesSupported: SCOPES, ...auth } },
+        }),
+      ],
+      providers: [{ provide: APP_GUARD, useClass: RecordingGuard }],
+    },
+    adapter,
+  );
+  const events: ToolCallEvent[] = [];
+  app.get(ToolEvents).events$.subscribe((event) => events.push(event));
+  await app.listen(0, '127.0.0.1');
+  const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return { url: `${base}/mcp`, base, resource, events, resolverSaw };
+}
+
+const token = async (scope: string) =>
+  (await as.clientCredentialsToken(CLIENT, { resource: served.resource, scope })).access_token;
+let served: Served;
+
+const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
+const challenge = (error?: string) =>
+  (error ? `Bearer error="invalid_token", error_description="${error}", ` : 'Bearer ') +
+  `scope="notes:read notes:write", resource_metadata="${METADATA_URL}"`;
+
+describe.each(ADAPTERS)('the MCP endpoint as a protected resource (%s)', (adapter) => {
+  beforeAll(() => {
+    guardSaw.length = 0;
+  });
+
+  it('serves its protected resource metadata at the path-aware well-known URL, readable cross-origin', async () => {
+    served = await serve(adapter);
+    const document = await raw(`${served.base}/.well-known/oauth-protected-resource/mcp`, {
+      method: 'GET',
+      headers: { origin: 'https://inspector.example' },
+    });
+    expect(document.status).toBe(200);
+    expect(document.headers['access-control-allow-origin']).toBe('*');
+    expect(JSON.parse(document.text)).toEqual({
+      resource: served.resource,
+      authorization_servers: [as.issuer],
+      scopes_supported: SCOPES,
+    });
+    const preflight = await raw(`${served.base}/.well-known/oauth-protected-resource/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-headers']).toBe('mcp-protocol-version');
+    const posted = await raw(`${served.base}/.well-known/oauth-protected-resource/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(posted.status).toBe(405);
+  });
+
+  it('answers every method of the route without a token 401 with the challenge, before reading the body', async () => {
+    served = await serve(adapter);
+    const headers = eraHeaders('legacy', 'tools/list');
+    const answers = [
+      await post(served.url, listBody('legacy'), headers),
+      await post(served.url, '{"jsonrpc":"2.0","id":1,"method":', headers),
+      // Over Express's and Fastify's JSON limits: a 413 had the body been read first.
+      await post(served.url, JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 1) }), headers),
+      await raw(served.url, { method: 'GET', headers: { accept: 'text/event-stream' } }),
+      await raw(served.url, { method: 'DELETE' }),
+    ];
+    for (const answer of answers) {
+      expect({ status: answer.status, challenge: answer.headers['www-authenticate'] }).toEqual({
+        status: 401,
+        challenge: challenge(),
+      });
+    }
+    expect(guardSaw).toEqual([]);
+    expect(served.resolverSaw).toEqual([]);
+  });
+
+  it('refuses a token in the query string', async () => {
+    served = await serve(adapter);
+    const answer = await post(
+      `${served.url}?access_token=${await token('notes:read')}`,
+      listBody('legacy'),
+      eraHeaders('legacy', 'tools/list'),
+    );
+    expect({ status: answer.status, body: JSON.parse(answer.text) }).toEqual({
+      status: 400,
+      body: {
+        error: 'invalid_request',
+        error_description: 'Access tokens are not accepted in the query string.',
+      },
+    });
+  });
+
+  it.each(FORGED_TOKEN_KINDS)(
+    'answers a forged token (%s) 401 invalid_token, never 5xx',
+    async (kind) => {
+      served = await serve(adapter);
+      const forged = await forgeToken(kind, {
+        issuer: as.issuer,
+        audience: served.resource,
+        signingKey: await as.signingKey(),
+        scope: 'notes:read notes:write',
+      });
+      const answer = await post(served.url, listBody('legacy'), {
+        ...eraHeaders('legacy', 'tools/list'),
+        ...bearer(forged),
+      });
+      expect(answer.status).toBe(401);
+      expect(answer.headers['www-authenticate']).toMatch(
+        new RegExp(
+          `^Bearer error="invalid_token", error_description="[^"]+", scope="notes:read notes:write", resource_metadata="${METADATA_URL}"$`,
+        ),
+      );
+      expect(answer.text).not.toContain(forged.slice(0, 40));
+    },
+  );
+
+  it('lists the tools the token’s scopes allow, and runs them with the principal in the context', async () => {
+    served = await serve(adapter);
+    const reader = await token('notes:read');
+    for (const era of ERAS) {
+      const list = await post(served.url, listBody(era), {
+        ...eraHeaders(era, 'tools/list'),
+        ...bearer(reader),
+      });
+      expect(list.status).toBe(200);
+      const names = list.messages!.at(-1).result.tools.map((tool: { name: string }) => tool.name);
+      expect(names).toEqual(['notes_read', 'health_ping']);
+      const call = await post(served.url, callBody(era, 'notes_read', {}), {
+        ...eraHeaders(era, 'tools/call', 'notes_read'),
+        ...bearer(reader),
+      });
+      expect(toolPayload(call)).toEqual({
+        isError: false,
+        json: { notes: ['a'], reader: CLIENT.clientId },
+      });
+    }
+    // The application's guard and its context resolver saw the verified AuthInfo.
+    expect(guardSaw.length).toBeGreaterThan(0);
+    for (const seen of [...guardSaw, ...served.resolverSaw]) {
+      expect(seen).toMatchObject({ clientId: CLIENT.clientId, scopes: ['notes:read'] });
+    }
+    // Events carry nothing of the principal.
+    expect(served.events.length).toBe(2);
+    expect(JSON.stringify(served.events)).not.toMatch(/robot|notes:read|eyJ/);
+  });
+
+  it.each(ERAS)(
+    'challenges a %s-era call of a tool whose scope the token lacks with 403 insufficient_scope',
+    async (era) => {
+      served = await serve(adapter);
+      const answer = await post(served.url, callBody(era, 'notes_write', { text: 'x' }, 7), {
+        ...eraHeaders(era, 'tools/call', 'notes_write'),
+        ...bearer(await token('notes:read')),
+      });
+      expect({
+        status: answer.status,
+        challenge: answer.headers['www-authenticate'],
+        body: JSON.parse(answer.text),
+      }).toEqual({
+        status: 403,
+        challenge:
+          'Bearer error="insufficient_scope", error_description="This call needs the scopes notes:write.", ' +
+          `scope="notes:read notes:write", resource_metadata="${METADATA_URL}"`,
+        body: {
+          jsonrpc: '2.0',
+          id: 7,
+          error: {
+            code: -32003,
+            message: 'Insufficient scope: this call needs the scopes notes:write.',
+            data: { error: 'insufficient_scope', requiredScopes: ['notes:write'] },
+          },
+        },
+      });
+      expect(served.events).toEqual([]);
+    },
+  );
+
+  it('refuses every request with 403 when the token lacks a scope required for any call', async () => {
+    served = await serve(adapter, { requiredScopes: ['notes:write'] });
+    const answer = await post(served.url, listBody('legacy'), {
+      ...eraHeaders('legacy', 'tools/list'),
+      ...bearer(await token('notes:read')),
+    });
+    expect({ status: answer.status, challenge: answer.headers['www-authenticate'] }).toEqual({
+      status: 403,
+      challenge: `Bearer error="insufficient_scope", error_description="Insufficient scope", scope="notes:write", resource_metadata="${METADATA_URL}"`,
+    });
+  });
+});
+
+describe('signing keys (express)', () => {
+  it('picks up a rotated key without a restart', async () => {
+    served = await serve('express', { jwt: { jwksCooldownMs: 0 } });
+    const call = async () =>
+      post(served.url, callBody('legacy', 'health_ping', {}), {
+        ...eraHeaders('legacy'),
+        ...bearer(await token('notes:read')),
+      });
+    expect((await call()).status).toBe(200);
+    await as.rotateKeys();
+    expect((await call()).status).toBe(200);
+  });
+
+  it('looks an unknown key up again at most once per cooldown', async () => {
+    served = await serve('express');
+    const good = await token('notes:read');
+    const headers = eraHeaders('legacy');
+    expect(
+      (
+        await post(served.url, callBody('legacy', 'health_ping', {}), {
+          ...headers,
+          ...bearer(good),
+        })
+      ).status,
+    ).toBe(200);
+    const before = as.jwksRequests;
+    for (let i = 0; i < 5; i++) {
+      const forged = await forgeToken('unknown-kid', {
+        issuer: as.issuer,
+        audience: served.resource,
+        signingKey: await as.signingKey(),
+      });
+      const answer = await post(served.url, callBody('legacy', 'health_ping', {}), {
+        ...headers,
+        ...bearer(forged),
+      });
+      expect(answer.status).toBe(401);
+    }
+    expect(as.jwksRequests - before).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps using the keys it has while the key set cannot be fetched, and answers 401 without any key', async () => {
+    served = await serve('express', { jwt: { jwksMaxAgeMs: 0, jwksCooldownMs: 0 } });
+    const headers = eraHeaders('legacy');
+    const good = await token('notes:read');
+    const body = callBody('legacy', 'health_ping', {});
+    expect((await post(served.url, body, { ...headers, ...bearer(good) })).status).toBe(200);
+    as.setJwksAvailable(false);
+    try {
+      expect((await post(served.url, body, { ...headers, ...bearer(good) })).status).toBe(200);
+      await apps.closeAll();
+      // A fresh endpoint has no key yet: refused, promptly.
+      served = await serve('express');
+      const refused = await post(served.url, body, { ...headers, ...bearer(good) });
+      expect(refused.status).toBe(401);
+    } finally {
+      as.setJwksAvailable(true);
+    }
+  });
+});
+
+describe('bootstrap', () => {
+  it.each([
+    [{ issuers: [] }, 'mcp.auth.issuers needs at least one issuer.'],
+    [{ issuers: 'http://auth.example.com', resource: 'https://x/mcp' }, 'Issuer URL must be HTTPS'],
+    [
+      { issuers: 'https://auth.example.com' },
+      'mcp.auth needs exactly one of resource (the endpoint URL clients use, e.g. "https://api.example.com/mcp") and resourceFromRequest: true.',
+    ],
+    [
+      {
+        issuers: 'https://auth.example.com',
+        resource: 'https://x/mcp',
+        jwt: { algorithms: ['RS256', 'HS256'] },
+      },
+      "mcp.auth.jwt.algorithms must not allow HS256: access tokens are verified with the issuer's public keys.",
+    ],
+    [
+      { issuers: 'https://auth.example.com', resource: 'https://x/mcp', scopesSupported: ['a b'] },
+      'mcp.auth: "a b" is not an OAuth scope.',
+    ],
+  ] as const)('refuses %j', async (auth, message) => {
+    await expect(
+      apps.init({
+        imports: [
+          ToolsModule.forRoot({
+            registry: [ping],
+            mcp: { auth: auth as unknown as McpAuthOptions },
+          }),
+        ],
+      }),
+    ).rejects.toThrow(message);
+  });
+
+  it('takes the sign-in from forRootAsync (mcpAuth), and refuses it in both places', async () => {
+    const auth = { issuers: 'https://auth.example.com', resource: 'https://api.example.com/mcp' };
+    const app = await apps.listen({
+      imports: [
+        ToolsModule.forRootAsync({ registry: [ping], useFactory: async () => ({ mcpAuth: auth }) }),
+      ],
+    });
+    expect(
+      (await post(`${app.url}/mcp`, listBody('legacy'), eraHeaders('legacy', 'tools/list'))).status,
+    ).toBe(401);
+    await expect(
+      apps.init({
+        imports: [
+          ToolsModule.forRootAsync({
+            registry: [ping],
+            mcp: { auth },
+            useFactory: () => ({ mcpAuth: auth }),
+          }),
+        ],
+      }),
+    ).rejects.toThrow(
+      'ToolsModule: set the MCP sign-in once, in mcp.auth or in mcpAuth, not in both.',
+    );
+  });
+});

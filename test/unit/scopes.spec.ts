@@ -1,0 +1,146 @@
+/**
+ * Tool scopes: declared on runtime tools and tool classes, shown in the manifest, checked by the
+ * runner against the caller's principal (`context.principal`) on every transport before the
+ * application's guards, and used to filter listings.
+ */
+import 'reflect-metadata';
+import { describe, expect, it, jest } from '@jest/globals';
+import { z } from 'zod';
+import {
+  createToolInvoker,
+  defineRuntimeTool,
+  ToolsConfigurationError,
+  type ToolGuard,
+  type ToolPrincipal,
+} from '../../lib/core/index.js';
+import { Tool, ToolFactory } from '../../lib/index.js';
+import { classTools } from '../../lib/core/tool-class.js';
+
+const handler = jest.fn(() => ({ done: true }));
+const voidInvoice = defineRuntimeTool({
+  description: 'Void an invoice',
+  identity: { serviceName: 'billing', action: 'void_invoice', method: 'DELETE' },
+  input: z.object({}),
+  scopes: ['billing:write', 'billing:read', 'billing:write'],
+  handler,
+});
+const ping = defineRuntimeTool({
+  description: 'Ping',
+  identity: { serviceName: 'health', action: 'ping', method: 'GET' },
+  input: z.object({}),
+  transports: ['MCP', 'AGENT', 'CLI'],
+  handler: () => ({ pong: true }),
+});
+
+const principal = (...scopes: string[]): { principal: ToolPrincipal } => ({
+  principal: { clientId: 'c1', subject: 'alice', scopes },
+});
+
+const FORBIDDEN = {
+  ok: false,
+  error: {
+    code: 'FORBIDDEN',
+    message: 'The call to "billing_void_invoice" needs the scopes billing:write billing:read.',
+    retryable: false,
+    hint: 'Sign in again asking for these scopes.',
+    details: { requiredScopes: ['billing:write', 'billing:read'] },
+  },
+};
+
+describe('tool scopes', () => {
+  it('are declared once each and appear in the manifest; a tool without any has none', () => {
+    const invoker = createToolInvoker([voidInvoice, ping]);
+    const [voiding, pinging] = invoker.manifest('MCP');
+    expect(voiding.scopes).toEqual(['billing:write', 'billing:read']);
+    expect('scopes' in pinging).toBe(false);
+  });
+
+  it('join the class scopes and the method scopes on a tool class', () => {
+    @ToolFactory({ serviceName: 'billing', scopes: ['billing:read'] })
+    class InvoiceTools {
+      @Tool({ action: 'get', method: 'GET', description: 'Get', input: z.object({}) })
+      get() {}
+
+      @Tool({
+        action: 'void',
+        method: 'DELETE',
+        description: 'Void',
+        input: z.object({}),
+        scopes: ['billing:write'],
+      })
+      void() {}
+    }
+    expect(classTools(InvoiceTools).map((tool) => [tool.name, tool.scopes])).toEqual([
+      ['billing_get', ['billing:read']],
+      ['billing_void', ['billing:read', 'billing:write']],
+    ]);
+  });
+
+  it('refuses a scope that is not an OAuth scope token', () => {
+    const declaration = {
+      description: 'Void an invoice',
+      identity: { serviceName: 'billing', action: 'void_invoice', method: 'DELETE' },
+      input: z.object({}),
+      handler,
+    } as const;
+    expect(() => defineRuntimeTool({ ...declaration, scopes: ['billing write'] })).toThrow(
+      new ToolsConfigurationError(
+        'Tool "billing_void_invoice" (runtime tool billing.void_invoice) has scope "billing write"; a scope is printable ASCII without spaces, quotes or backslashes.',
+      ),
+    );
+  });
+
+  it.each(['MCP', 'AGENT'] as const)(
+    'refuses a %s call whose principal lacks a scope, or that has none, with FORBIDDEN, before any guard or the handler',
+    async (transport) => {
+      const canActivate = jest.fn<ToolGuard['canActivate']>(() => true);
+      const invoker = createToolInvoker([voidInvoice], { guards: [{ canActivate }] });
+      handler.mockClear();
+      for (const context of [{}, principal('billing:read'), { principal: 'alice' }]) {
+        expect(await invoker.invoke('billing_void_invoice', {}, { transport, context })).toEqual(
+          FORBIDDEN,
+        );
+      }
+      expect(canActivate).not.toHaveBeenCalled();
+      expect(handler).not.toHaveBeenCalled();
+      expect(
+        await invoker.invoke(
+          'billing_void_invoice',
+          {},
+          {
+            transport,
+            context: principal('billing:read', 'billing:write', 'other'),
+          },
+        ),
+      ).toEqual({ ok: true, data: { done: true } });
+      expect(canActivate).toHaveBeenCalledTimes(1);
+    },
+  );
+
+  it('never puts the principal in the failure', async () => {
+    const invoker = createToolInvoker([voidInvoice]);
+    const result = await invoker.invoke(
+      'billing_void_invoice',
+      {},
+      {
+        transport: 'AGENT',
+        context: principal('billing:read'),
+      },
+    );
+    expect(JSON.stringify(result)).not.toMatch(/alice|c1/);
+  });
+
+  it('filter what a caller sees listed by the scopes its principal holds', async () => {
+    const invoker = createToolInvoker([voidInvoice, ping]);
+    expect(invoker.filtersListing('MCP')).toBe(true);
+    expect(invoker.filtersListing('CLI')).toBe(false);
+    const names = async (context: Record<string, unknown>) =>
+      (await invoker.visible('MCP', { context })).map((tool) => tool.name);
+    expect(await names({})).toEqual(['health_ping']);
+    expect(await names(principal('billing:write'))).toEqual(['health_ping']);
+    expect(await names(principal('billing:write', 'billing:read'))).toEqual([
+      'billing_void_invoice',
+      'health_ping',
+    ]);
+  });
+});
