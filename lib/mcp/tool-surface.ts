@@ -201,7 +201,7 @@ export class McpToolSurface {
       era === 'legacy' && cancellation
         ? cancellation.calls.track(cancellation.caller(), channel.requestId, channel.controller)
         : undefined;
-    const { notify } = channel;
+    const notify = channel.notify && this.notifications(channel.notify);
     let outcome: ToolResult;
     try {
       let context = this.context();
@@ -232,6 +232,9 @@ export class McpToolSurface {
     } finally {
       tracked?.done();
     }
+    // The answer goes out after the notifications the call sent: a client drops a progress
+    // notification that arrives after the response to its request.
+    if (notify?.pending.length) await Promise.all(notify.pending);
     let result: CallToolResult;
     try {
       result = toCallToolResult(outcome, tool.spec);
@@ -241,6 +244,17 @@ export class McpToolSurface {
       result = internalErrorResult();
     }
     return { result, outputSchema: tool.descriptor.outputSchema };
+  }
+
+  /** A call's notification sender that keeps what is still being sent (failures are the sinks' to report). */
+  private notifications(send: NonNullable<McpCallChannel['notify']>) {
+    const pending: Promise<unknown>[] = [];
+    const notify = (method: string, params: Record<string, unknown>) => {
+      const sending = send(method, params);
+      if (isThenable(sending)) pending.push(Promise.resolve(sending).catch(() => undefined));
+      return sending;
+    };
+    return Object.assign(notify, { pending });
   }
 
   /** Whether the endpoint may answer a call of this tool without the SDK (decided once). */
