@@ -117,6 +117,17 @@ describe('tool scopes', () => {
     },
   );
 
+  it("reaches the application's guards and hooks in the context", async () => {
+    const seen: unknown[] = [];
+    const invoker = createToolInvoker([voidInvoice], {
+      guards: [{ canActivate: ({ context }) => (seen.push(context), true) }],
+      hooks: { beforeToolCall: ({ context }) => void seen.push(context) },
+    });
+    const context = principal('billing:read', 'billing:write');
+    await invoker.invoke('billing_void_invoice', {}, { transport: 'AGENT', context });
+    expect(seen).toEqual([context, context]);
+  });
+
   it('never puts the principal in the failure', async () => {
     const invoker = createToolInvoker([voidInvoice]);
     const result = await invoker.invoke(
