@@ -1,0 +1,281 @@
+/**
+ * What test/auth/clients.spec.ts drives the official MCP clients with: a free port, the notes
+ * tools, a fetch that records every exchange, a browser-backed OAuth client provider, and one
+ * face over both client generations with their own OAuth support.
+ */
+import 'reflect-metadata';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { defineRuntimeTool, type ToolPrincipal } from '../../lib/index.js';
+import { signInAsBrowser } from '../fixtures/browser-sign-in.js';
+
+/** A port of 127.0.0.1 that was free a moment ago (listened on, then closed). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools.
+
+const Caller = z.object({
+  subject: z.string().nullable(),
+  clientId: z.string().nullable(),
+  scopes: z.array(z.string()),
+});
+
+/** Who the handler saw calling: from `context.principal`, set by the endpoint from the token. */
+function callerOf(context: Record<string, unknown> | undefined): z.input<typeof Caller> {
+  const principal = context?.principal as ToolPrincipal | undefined;
+  return {
+    subject: principal?.subject ?? null,
+    clientId: principal?.clientId ?? null,
+    scopes: [...(principal?.scopes ?? [])],
+  };
+}
+
+/** `health_ping` (no scopes), `notes_read` (`notes:read`) and `notes_write` (`notes:write`). */
+export function notesTools() {
+  const ping = defineRuntimeTool({
+    description: 'Say the service is up',
+    identity: { serviceName: 'health', action: 'ping', method: 'GET' },
+    input: z.object({}),
+    output: z.object({ ok: z.boolean() }),
+    handler: () => ({ ok: true }),
+  });
+  const read = defineRuntimeTool({
+    description: 'Read the notes',
+    identity: { serviceName: 'notes', action: 'read', method: 'GET' },
+    input: z.object({}),
+    output: z.object({ notes: z.array(z.string()), caller: Caller }),
+    scopes: ['notes:read'],
+    handler: ({ context }) => ({ notes: ['first note'], caller: callerOf(context) }),
+  });
+  const write = defineRuntimeTool({
+    description: 'Write a note',
+    identity: { serviceName: 'notes', action: 'write', method: 'POST' },
+    input: z.object({ text: z.string().min(1) }),
+    output: z.object({ saved: z.string(), caller: Caller }),
+    scopes: ['notes:write'],
+    handler: ({ input, context }) => ({ saved: input.text, caller: callerOf(context) }),
+  });
+  return [ping, read, write];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recording every HTTP exchange of a client.
+
+/** One HTTP exchange as the client made it. */
+export interface Exchange {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  /** The request body, when it was form-encoded (a token or registration request's). */
+  readonly form?: Record<string, string>;
+  readonly wwwAuthenticate?: string;
+}
+
+/** A `fetch` that records every exchange in `log`; it never reads the response body. */
+export function recordingFetch(log: Exchange[]): typeof fetch {
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const contentType = new Headers(init?.headers).get('content-type');
+    const response = await fetch(input, init);
+    const body = init?.body;
+    let form: Record<string, string> | undefined;
+    if (body instanceof URLSearchParams) form = Object.fromEntries(body);
+    else if (
+      typeof body === 'string' &&
+      contentType?.startsWith('application/x-www-form-urlencoded')
+    ) {
+      form = Object.fromEntries(new URLSearchParams(body));
+    }
+    const challenge = response.headers.get('www-authenticate');
+    log.push({
+      method,
+      url,
+      status: response.status,
+      ...(form && { form }),
+      ...(challenge !== null && { wwwAuthenticate: challenge }),
+    });
+    return response;
+  };
+}
+
+/** `METHOD AS|RS/path status` of each exchange, the origin replaced by `AS` or `RS`. */
+export function trail(log: readonly Exchange[], origins: { as: string; rs: string }): string[] {
+  return log.map((exchange) => {
+    const url = new URL(exchange.url);
+    const host = url.origin === origins.as ? 'AS' : url.origin === origins.rs ? 'RS' : url.origin;
+    return `${exchange.method} ${host}${url.pathname} ${exchange.status}`;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// An interactive OAuth client whose "browser" is signInAsBrowser.
+
+/** A client's redirect URI: on loopback, never fetched. */
+export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/**
+ * An `OAuthClientProvider` of either SDK generation for a user-facing client: it registers
+ * itself dynamically (a public client, PKCE), and `redirectToAuthorization` signs `user` in with
+ * the scripted browser and keeps the redirect back to the client (`?code=&state=&iss=`).
+ */
+export class BrowserClientProvider {
+  /** Every authorization URL the SDK sent the user to. */
+  readonly authorizationUrls: URL[] = [];
+  /** Every redirect back to the client, in order. */
+  readonly callbacks: URL[] = [];
+  information: any;
+  saved: any;
+  #verifier = '';
+  #discovery: any;
+
+  constructor(
+    private readonly user: { id: string; password: string },
+    private readonly grantTypes: readonly string[] = ['authorization_code'],
+  ) {}
+
+  get redirectUrl() {
+    return REDIRECT_URI;
+  }
+
+  get clientMetadata() {
+    return {
+      client_name: 'toolwright auth spec',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: [...this.grantTypes],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  clientInformation() {
+    return this.information;
+  }
+
+  saveClientInformation(information: any) {
+    this.information = information;
+  }
+
+  tokens() {
+    return this.saved;
+  }
+
+  saveTokens(tokens: any) {
+    this.saved = tokens;
+  }
+
+  async redirectToAuthorization(url: URL) {
+    this.authorizationUrls.push(url);
+    this.callbacks.push(await signInAsBrowser(url, this.user));
+  }
+
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier() {
+    return this.#verifier;
+  }
+
+  saveDiscoveryState(state: any) {
+    this.#discovery = state;
+  }
+
+  discoveryState() {
+    return this.#discovery;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Both client generations, with their own OAuth support.
+
+export const GENERATIONS = ['v1 (2025)', 'v2 (2026-07-28)'] as const;
+export type Generation = (typeof GENERATIONS)[number];
+
+/**
+ * A client of one generation on one server URL and one OAuth provider. `connect` opens a fresh
+ * client and transport each time (as after a redirect); `finishAuth` hands the redirect back to
+ * the transport of the last attempt.
+ */
+export class OAuthSession {
+  /** Every exchange of every client of the session. */
+  readonly exchanges: Exchange[] = [];
+  #client: ClientV1 | ClientV2 | undefined;
+  #transport: TransportV1 | TransportV2 | undefined;
+  readonly #opened: Array<ClientV1 | ClientV2> = [];
+
+  constructor(
+    readonly generation: Generation,
+    private readonly url: string,
+    private readonly provider: unknown,
+    private readonly transportOptions: Record<string, unknown> = {},
+  ) {}
+
+  /**
+   * The exchanges, but for the v1 client's standalone SSE `GET` of the MCP URL: it is sent
+   * without waiting after the handshake and lands whenever it does (answered 405).
+   */
+  get log(): Exchange[] {
+    return this.exchanges.filter(
+      (exchange) => exchange.method !== 'GET' || exchange.url !== this.url,
+    );
+  }
+
+  async connect(): Promise<void> {
+    const info = { name: 'toolwright-auth-spec', version: '1.0.0' };
+    const fetch = recordingFetch(this.exchanges);
+    const options = { authProvider: this.provider as any, fetch, ...this.transportOptions };
+    if (this.generation === 'v1 (2025)') {
+      const client = new ClientV1(info);
+      const transport = new TransportV1(new URL(this.url), options);
+      this.#opened.push(client);
+      [this.#client, this.#transport] = [client, transport];
+      await client.connect(transport);
+    } else {
+      const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      const transport = new TransportV2(new URL(this.url), options);
+      this.#opened.push(client);
+      [this.#client, this.#transport] = [client, transport];
+      await client.connect(transport);
+    }
+  }
+
+  /** Redeems the code of the redirect back to the client, on the last transport. */
+  async finishAuth(callback: URL): Promise<void> {
+    const code = callback.searchParams.get('code');
+    if (code === null) throw new Error(`no code in ${callback.href}`);
+    if (this.#transport instanceof TransportV1) await this.#transport.finishAuth(code);
+    else await this.#transport!.finishAuth(callback.searchParams);
+  }
+
+  async toolNames(): Promise<string[]> {
+    return (await this.#client!.listTools()).tools.map((tool) => tool.name);
+  }
+
+  async callTool(name: string, args: Record<string, unknown> = {}): Promise<any> {
+    return this.#client!.callTool({ name, arguments: args });
+  }
+
+  /** Closes every client this session opened. */
+  async close(): Promise<void> {
+    const clients = this.#opened.splice(0);
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  }
+}
