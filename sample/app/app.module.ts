@@ -4,6 +4,7 @@ import { CallerContextResolver } from '../auth/caller-context.resolver.js';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HELPDESK_TOOLS, HelpdeskModule } from '../helpdesk/helpdesk.module.js';
+import { HELPDESK_SCOPES } from '../helpdesk/helpdesk.scopes.js';
 import { McpController } from './mcp.controller.js';
 import { RankedSearchTools } from './ranked-search.tools.js';
 import { SessionTools } from './session.tools.js';
@@ -23,11 +24,20 @@ export interface HelpdeskAppOptions {
   databaseFile: string;
   /** Log one line per tool call. */
   logCalls?: boolean;
+  /**
+   * Sign MCP clients in with OAuth access tokens instead of API keys (`npm run sample:oauth`):
+   * tokens of `issuer`, issued for `resource`, the MCP endpoint's URL as clients reach it. The
+   * REST routes keep their API keys.
+   */
+  oauth?: { issuer: string; resource: string };
 }
+
+const serverInfo = { name: 'helpdesk-sample', version: '1.0.0' };
 
 @Module({})
 export class AppModule {
   static forRoot(options: HelpdeskAppOptions): DynamicModule {
+    const { oauth } = options;
     return {
       module: AppModule,
       imports: [
@@ -37,11 +47,23 @@ export class AppModule {
           registry,
           context: CallerContextResolver,
           logCalls: options.logCalls ?? false,
-          // The application mounts the endpoint itself (McpController) to guard it.
-          mcp: { mount: false, serverInfo: { name: 'helpdesk-sample', version: '1.0.0' } },
+          mcp: oauth
+            ? {
+                // toolwright mounts the endpoint and signs its callers in: a request without a
+                // valid token for `resource` gets a 401 naming the authorization server.
+                serverInfo,
+                auth: {
+                  issuers: oauth.issuer,
+                  resource: oauth.resource,
+                  scopesSupported: HELPDESK_SCOPES,
+                  resourceName: 'Help desk sample',
+                },
+              }
+            : // The application mounts the endpoint itself (McpController) to guard it.
+              { mount: false, serverInfo },
         }),
       ],
-      controllers: [McpController, TicketsController],
+      controllers: oauth ? [TicketsController] : [McpController, TicketsController],
       providers: [ApiKeyGuard, CallerContextResolver, RankedSearchTools, SessionTools],
     };
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Tool, ToolFactory, type ToolCall } from 'toolwright';
 import { z } from 'zod';
 import { Article, TenantContext } from '../helpdesk/helpdesk.schemas.js';
+import { TICKETS_READ } from '../helpdesk/helpdesk.scopes.js';
 import { TicketsService } from '../helpdesk/tickets.service.js';
 
 const STOP_WORDS = new Set([
@@ -21,7 +22,12 @@ const STOP_WORDS = new Set([
  * The application's own `helpdesk_search_articles`: it replaces the feature's substring search
  * with a ranking by shared words and tags. Same name, same contract — callers do not notice.
  */
-@ToolFactory({ serviceName: 'helpdesk', scope: 'tenant', context: TenantContext })
+@ToolFactory({
+  serviceName: 'helpdesk',
+  scope: 'tenant',
+  context: TenantContext,
+  scopes: [TICKETS_READ],
+})
 @Injectable()
 export class RankedSearchTools {
   constructor(@Inject(TicketsService) private readonly tickets: TicketsService) {}

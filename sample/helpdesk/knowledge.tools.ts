@@ -2,10 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Tool, ToolFactory, type ToolCall } from 'toolwright';
 import { z } from 'zod';
 import { Article, TenantContext } from './helpdesk.schemas.js';
+import { TICKETS_READ } from './helpdesk.scopes.js';
 import { TicketsService } from './tickets.service.js';
 
 /** The knowledge base search of the help desk feature: a plain substring match. */
-@ToolFactory({ serviceName: 'helpdesk', scope: 'tenant', context: TenantContext })
+@ToolFactory({
+  serviceName: 'helpdesk',
+  scope: 'tenant',
+  context: TenantContext,
+  scopes: [TICKETS_READ],
+})
 @Injectable()
 export class KnowledgeTools {
   constructor(@Inject(TicketsService) private readonly tickets: TicketsService) {}

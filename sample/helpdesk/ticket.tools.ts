@@ -8,6 +8,7 @@ import {
   TicketStatus,
   TicketWithComments,
 } from './helpdesk.schemas.js';
+import { TICKETS_READ, TICKETS_WRITE } from './helpdesk.scopes.js';
 import { TicketsService } from './tickets.service.js';
 
 type Call<I> = ToolCall<I, TenantContext>;
@@ -15,8 +16,15 @@ type Call<I> = ToolCall<I, TenantContext>;
 /**
  * The ticket tools of the help desk feature: one class, one identity (`helpdesk`, scope
  * `tenant`), one context schema. Each method is a tool; its semantic method sets the MCP hints.
+ * Every tool needs the OAuth scope `tickets:read`; the ones that change tickets `tickets:write`
+ * as well (the class's scopes and a method's add up).
  */
-@ToolFactory({ serviceName: 'helpdesk', scope: 'tenant', context: TenantContext })
+@ToolFactory({
+  serviceName: 'helpdesk',
+  scope: 'tenant',
+  context: TenantContext,
+  scopes: [TICKETS_READ],
+})
 @Injectable()
 export class TicketTools {
   constructor(@Inject(TicketsService) private readonly tickets: TicketsService) {}
@@ -68,6 +76,7 @@ export class TicketTools {
   @Tool({
     action: 'createTicket',
     method: 'POST',
+    scopes: [TICKETS_WRITE],
     description: 'Open a new ticket for the tenant.',
     input: z.object({
       title: z.string().min(3).max(200),
@@ -84,6 +93,7 @@ export class TicketTools {
   @Tool({
     action: 'updateTicket',
     method: 'PATCH',
+    scopes: [TICKETS_WRITE],
     description: 'Change the status or priority of a ticket.',
     input: z
       .object({
@@ -108,6 +118,7 @@ export class TicketTools {
   @Tool({
     action: 'assignTicket',
     method: 'PUT',
+    scopes: [TICKETS_WRITE],
     description: 'Assign a ticket to a user (idempotent).',
     input: z.object({ id: z.string(), assignee: z.string().min(1) }),
     output: Ticket,
@@ -119,6 +130,7 @@ export class TicketTools {
   @Tool({
     action: 'addComment',
     method: 'POST',
+    scopes: [TICKETS_WRITE],
     description: 'Add a comment to a ticket as the current user.',
     input: z.object({ id: z.string(), body: z.string().min(1) }),
     output: TicketWithComments,
@@ -130,6 +142,7 @@ export class TicketTools {
   @Tool({
     action: 'deleteTicket',
     method: 'DELETE',
+    scopes: [TICKETS_WRITE],
     description: 'Delete a ticket and its comments.',
     input: z.object({ id: z.string() }),
     output: z.object({ deleted: z.literal(true) }),
