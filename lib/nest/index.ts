@@ -14,6 +14,7 @@ export { ToolInvoker } from './tool-invoker.service.js';
 export { ToolsModule } from './tools.module.js';
 export { StderrLogger } from './stderr.logger.js';
 export { ToolErrorFilter } from './tool-error.filter.js';
+export { ToolExecutionContext } from './tool-enhancers.js';
 export { McpEndpoint } from './mcp/mcp-endpoint.controller.js';
 export type { McpOptions } from './mcp/mcp-options.js';
 export type { McpEndpointOptions, McpProtocolMode } from '../mcp/endpoint-options.js';

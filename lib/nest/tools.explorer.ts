@@ -1,5 +1,11 @@
 import { Inject, Injectable, Logger, Scope, type Type } from '@nestjs/common';
-import { ContextIdFactory, DiscoveryService, ModuleRef, type ContextId } from '@nestjs/core';
+import {
+  ContextIdFactory,
+  DiscoveryService,
+  ExternalContextCreator,
+  ModuleRef,
+  type ContextId,
+} from '@nestjs/core';
 // Nest's own classes and symbol (the files its injector and router import), matched by identity.
 import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -10,8 +16,10 @@ import type { ToolDefinition } from '../core/registry.js';
 import { classTools, getToolClassMetadata, type ClassTool } from '../core/tool-class.js';
 import type { Class } from '../core/types.js';
 import { orphanToolMethods } from './decorators/tool-class.draft.js';
+import type { ToolsModuleOptions } from './interfaces/tools-module-options.interface.js';
 import { ToolRequestContext } from './request-context.js';
-import { TOOLS_DECLARED } from './tools.constants.js';
+import { declaresEnhancers, ToolEnhancers } from './tool-enhancers.js';
+import { TOOLS_DECLARED, TOOLS_MODULE_OPTIONS } from './tools.constants.js';
 import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
 
 /** What a hook, guard or context-resolver class is used as, for bootstrap errors. */
@@ -26,13 +34,20 @@ export type ToolClassRole = 'hook' | 'guard' | 'context resolver';
 @Injectable()
 export class ToolsExplorer {
   private readonly logger = new Logger('ToolsModule');
+  private readonly enhancers: ToolEnhancers;
+  private readonly globalEnhancers: boolean;
 
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
     @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
     @Inject(TOOLS_DECLARED) private readonly declared: readonly string[],
-  ) {}
+    @Inject(ExternalContextCreator) external: ExternalContextCreator,
+    @Inject(TOOLS_MODULE_OPTIONS) options: ToolsModuleOptions,
+  ) {
+    this.globalEnhancers = options.globalEnhancers === true;
+    this.enhancers = new ToolEnhancers(external, this.globalEnhancers);
+  }
 
   /** Checks the registry against the container and returns the binder for its class tools. */
   async explore(tools: readonly ToolDefinition[]): Promise<ClassToolBinder> {
@@ -120,17 +135,29 @@ export class ToolsExplorer {
       if (typeof method !== 'function') {
         throw new ToolsConfigurationError(MESSAGES.noMethod(target.name, methodName));
       }
-      return method.bind(instance) as BoundClassTool['handler'];
+      // A tool without Nest enhancers is its method, bound: it costs nothing more.
+      if (!this.enhanced(target, method)) return method.bind(instance) as BoundClassTool['handler'];
+      const wrapped = this.enhancers.wrap(instance, methodName);
+      return (call) => wrapped(this.requestContext.request, call);
     }
-    if (typeof (target.prototype as Record<string, unknown>)[methodName] !== 'function') {
+    const method = (target.prototype as Record<string, unknown>)[methodName];
+    if (typeof method !== 'function') {
       throw new ToolsConfigurationError(MESSAGES.noMethod(target.name, methodName));
     }
     const isTreeDurable = wrapper.isDependencyTreeDurable();
+    const enhanced = this.enhanced(target, method);
     return async (call) => {
-      const contextId = this.contextIdOf(this.requestContext.request, isTreeDurable);
+      const request = this.requestContext.request;
+      const contextId = this.contextIdOf(request, isTreeDurable);
       const instance = await this.moduleRef.resolve(target, contextId, { strict: false });
-      return (instance as any)[methodName](call);
+      if (!enhanced) return (instance as any)[methodName](call);
+      return this.enhancers.wrap(instance, methodName, contextId)(request, call);
     };
+  }
+
+  /** Whether a tool method runs through Nest's enhancers: its own or its class's, or the global ones. */
+  private enhanced(target: Class, method: object): boolean {
+    return this.globalEnhancers || declaresEnhancers(target, method);
   }
 
   /**

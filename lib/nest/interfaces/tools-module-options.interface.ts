@@ -70,6 +70,12 @@ export interface ToolsModuleOptions {
    * })
    */
   mcpAuth?: McpAuthOptions;
+  /**
+   * Run the application's global enhancers (`APP_GUARD`, `useGlobalInterceptors()`, …) on tool
+   * calls too, besides those declared on tool classes and methods with `@UseGuards`,
+   * `@UseInterceptors`, `@UsePipes` and `@UseFilters`. @default false
+   */
+  globalEnhancers?: boolean;
 }
 
 /** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */

@@ -1,0 +1,356 @@
+/**
+ * Nest enhancers on tool classes and methods (`@UseGuards`, `@UseInterceptors`, `@UsePipes`,
+ * `@UseFilters`) run inside the canonical pipeline, on every surface: an unchanged role guard
+ * reading the request and `Reflector` metadata, a guard with a request-scoped dependency,
+ * interceptors, a pipe, a filter, class before method, no request outside one, and the failure
+ * matrix kept (a throwing interceptor: hooks exactly once).
+ */
+import 'reflect-metadata';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import {
+  Catch,
+  Controller,
+  Get,
+  Inject,
+  Injectable,
+  Scope,
+  SetMetadata,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  UsePipes,
+  type ArgumentsHost,
+  type CallHandler,
+  type CanActivate,
+  type ExceptionFilter,
+  type ExecutionContext,
+  type NestInterceptor,
+  type PipeTransform,
+} from '@nestjs/common';
+import { APP_GUARD, REQUEST, Reflector } from '@nestjs/core';
+import { map, Observable } from 'rxjs';
+import { z } from 'zod';
+import {
+  Tool,
+  ToolError,
+  ToolExecutionContext,
+  ToolFactory,
+  ToolInvoker,
+  ToolsModule,
+  type ToolCall,
+  type ToolHooks,
+} from '../../lib/index.js';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
+import { callBody, eraHeaders, listBody, post, toolPayload } from '../fixtures/mcp-http.js';
+
+const order: string[] = [];
+
+const Roles = (...roles: string[]) => SetMetadata('roles', roles);
+
+/** An ordinary HTTP role guard, as an application already has it. */
+@Injectable()
+class RolesGuard implements CanActivate {
+  constructor(@Inject(Reflector) private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const roles = this.reflector.getAllAndOverride<string[]>('roles', [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!roles) return true;
+    const request = context.switchToHttp().getRequest<{ headers?: Record<string, string> }>();
+    return roles.includes(request?.headers?.['x-role'] ?? '');
+  }
+}
+
+@Injectable({ scope: Scope.REQUEST })
+class RequestTenant {
+  constructor(@Inject(REQUEST) private readonly request: { headers: Record<string, string> }) {}
+  get id() {
+    return this.request.headers['x-tenant'];
+  }
+}
+
+/** A guard with a request-scoped dependency. */
+@Injectable()
+class TenantGuard implements CanActivate {
+  constructor(@Inject(RequestTenant) private readonly tenant: RequestTenant) {}
+  canActivate(): boolean {
+    return this.tenant.id === 'acme';
+  }
+}
+
+@Injectable()
+class ClassInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler) {
+    const tool = ToolExecutionContext.create(context);
+    order.push(`class interceptor ${context.getType()} ${tool?.name} ${tool?.transport}`);
+    return next.handle();
+  }
+}
+
+@Injectable()
+class WrapResult implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler) {
+    order.push('method interceptor');
+    return next.handle().pipe(map((data) => ({ wrapped: data })));
+  }
+}
+
+@Injectable()
+class Boom implements NestInterceptor {
+  intercept(): never {
+    throw new Error('interceptor bug');
+  }
+}
+
+@Injectable()
+class UpperCaseInput implements PipeTransform {
+  transform(call: ToolCall<{ text: string }>) {
+    return { ...call, input: { text: call.input.text.toUpperCase() } };
+  }
+}
+
+class SeatTaken extends Error {}
+
+@Catch(SeatTaken)
+class SeatTakenFilter implements ExceptionFilter {
+  catch(error: SeatTaken, _host: ArgumentsHost) {
+    throw new ToolError('CONFLICT', { message: error.message });
+  }
+}
+
+/** An interceptor that never lets the call finish. */
+@Injectable()
+class Stall implements NestInterceptor {
+  intercept() {
+    return new Observable<never>(() => undefined);
+  }
+}
+
+/** A global guard: it refuses everything it sees. */
+@Injectable()
+class DenyAll implements CanActivate {
+  canActivate(): boolean {
+    order.push('global guard');
+    return false;
+  }
+}
+
+@ToolFactory({ serviceName: 'desk' })
+@UseInterceptors(ClassInterceptor)
+@Injectable()
+class DeskTools {
+  @Tool({ action: 'admin', method: 'POST', description: 'Admins only', input: z.object({}) })
+  @Roles('admin')
+  @UseGuards(RolesGuard)
+  admin() {
+    return { ok: true };
+  }
+
+  @Tool({ action: 'tenant', method: 'GET', description: 'Acme only', input: z.object({}) })
+  @UseGuards(TenantGuard)
+  tenant() {
+    return { tenant: 'acme' };
+  }
+
+  @Tool({
+    action: 'shout',
+    method: 'POST',
+    description: 'Shout',
+    input: z.object({ text: z.string() }),
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
+  @UsePipes(UpperCaseInput)
+  @UseInterceptors(WrapResult)
+  shout({ input }: ToolCall<{ text: string }>) {
+    order.push('handler');
+    return { text: input.text };
+  }
+
+  @Tool({ action: 'reserve', method: 'POST', description: 'Reserve', input: z.object({}) })
+  @UseFilters(SeatTakenFilter)
+  reserve(): never {
+    throw new SeatTaken('Seat A1 is taken.');
+  }
+
+  @Tool({
+    action: 'stall',
+    method: 'POST',
+    description: 'Stalls',
+    input: z.object({}),
+    timeoutMs: 20,
+  })
+  @UseInterceptors(Stall)
+  stall() {
+    return { never: true };
+  }
+
+  @Tool({ action: 'crash', method: 'POST', description: 'Crash', input: z.object({}) })
+  @UseInterceptors(Boom)
+  crash() {
+    return { never: true };
+  }
+}
+
+@Controller('desk')
+class DeskController {
+  constructor(@Inject(ToolInvoker) private readonly tools: ToolInvoker) {}
+
+  @Get('admin')
+  admin() {
+    return this.tools.invokeOrThrow('desk_admin', {}, { transport: 'AGENT' });
+  }
+}
+
+const hookCalls: string[] = [];
+const hooks: ToolHooks = {
+  onToolError: ({ name }) => void hookCalls.push(`error ${name}`),
+  afterToolCall: ({ name }) => void hookCalls.push(`after ${name}`),
+};
+
+const metadata = {
+  imports: [ToolsModule.forRoot({ registry: [DeskTools], hooks: [hooks] })],
+  controllers: [DeskController],
+  providers: [DeskTools, RolesGuard, RequestTenant, TenantGuard],
+};
+
+describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
+  const apps = new TestApps();
+  afterEach(() => apps.closeAll());
+
+  const call = async (
+    url: string,
+    name: string,
+    args: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    toolPayload(
+      await post(`${url}/mcp`, callBody('legacy', name, args), {
+        ...eraHeaders('legacy'),
+        ...headers,
+      }),
+    );
+
+  it('runs an unchanged role guard over MCP and in-process, with the request and the metadata', async () => {
+    const { url } = await apps.listen(metadata, adapter);
+    expect(await call(url, 'desk_admin', {}, { 'x-role': 'admin' })).toEqual({
+      isError: false,
+      json: { ok: true },
+    });
+    expect(await call(url, 'desk_admin', {}, { 'x-role': 'clerk' })).toEqual({
+      isError: true,
+      json: { error: 'FORBIDDEN', message: 'Forbidden resource', retryable: false },
+    });
+    const allowed = await fetch(`${url}/desk/admin`, { headers: { 'x-role': 'admin' } });
+    expect({ status: allowed.status, body: await allowed.json() }).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    const refused = await fetch(`${url}/desk/admin`, { headers: { 'x-role': 'clerk' } });
+    expect(refused.status).toBe(403);
+    // A Nest guard does not hide a tool from tools/list: it runs when the tool is called.
+    const list = await post(`${url}/mcp`, listBody('legacy'), eraHeaders('legacy', 'tools/list'));
+    expect(list.messages!.at(-1).result.tools.map((tool: { name: string }) => tool.name)).toContain(
+      'desk_admin',
+    );
+  });
+
+  it('resolves a guard’s request-scoped dependency in the request', async () => {
+    const { url } = await apps.listen(metadata, adapter);
+    expect(await call(url, 'desk_tenant', {}, { 'x-tenant': 'acme' })).toEqual({
+      isError: false,
+      json: { tenant: 'acme' },
+    });
+    expect((await call(url, 'desk_tenant', {}, { 'x-tenant': 'globex' })).json.error).toBe(
+      'FORBIDDEN',
+    );
+  });
+
+  it('runs class then method interceptors around the handler, a pipe on its argument, and a filter', async () => {
+    const { url } = await apps.listen(metadata, adapter);
+    order.length = 0;
+    expect(await call(url, 'desk_shout', { text: 'hi' })).toEqual({
+      isError: false,
+      json: { wrapped: { text: 'HI' } },
+    });
+    expect(order).toEqual([
+      'class interceptor toolwright desk_shout MCP',
+      'method interceptor',
+      'handler',
+    ]);
+    expect(await call(url, 'desk_reserve', {})).toEqual({
+      isError: true,
+      json: { error: 'CONFLICT', message: 'Seat A1 is taken.', retryable: false },
+    });
+  });
+
+  it('keeps the failure matrix: a throwing interceptor is an internal error, hooks run exactly once', async () => {
+    const { url } = await apps.listen(metadata, adapter);
+    hookCalls.length = 0;
+    expect(await call(url, 'desk_crash', {})).toEqual({
+      isError: true,
+      json: { error: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false },
+    });
+    expect(hookCalls).toEqual(['error desk_crash', 'after desk_crash']);
+  });
+});
+
+describe('Nest enhancers outside a request', () => {
+  const apps = new TestApps();
+  afterEach(() => apps.closeAll());
+
+  it('run with no request (a job, the CLI): the role guard refuses, the rest works', async () => {
+    const app = await apps.init(metadata);
+    const tools = app.get(ToolInvoker);
+    order.length = 0;
+    expect(
+      await tools.invoke('desk_shout', { text: 'yo' }, { transport: 'CLI', source: 'cli' }),
+    ).toEqual({
+      ok: true,
+      data: { wrapped: { text: 'YO' } },
+    });
+    expect(order[0]).toBe('class interceptor toolwright desk_shout CLI');
+    expect(await tools.invoke('desk_admin', {}, { transport: 'AGENT' })).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
+  });
+});
+
+describe('what stays as it was', () => {
+  const apps = new TestApps();
+  afterEach(() => apps.closeAll());
+
+  it('ends the wait on a stalled interceptor at the tool’s timeout', async () => {
+    const tools = (await apps.init(metadata)).get(ToolInvoker);
+    expect(await tools.invoke('desk_stall', {}, { transport: 'AGENT' })).toEqual({
+      ok: false,
+      error: {
+        code: 'REQUEST_TIMEOUT',
+        message: 'Tool "desk_stall" did not finish within 20 ms.',
+        retryable: true,
+      },
+    });
+  });
+
+  it('runs global enhancers on tool calls only with globalEnhancers: true', async () => {
+    const withGlobal = (globalEnhancers: boolean) => ({
+      ...metadata,
+      imports: [ToolsModule.forRoot({ registry: [DeskTools], globalEnhancers })],
+      providers: [...metadata.providers, { provide: APP_GUARD, useClass: DenyAll }],
+    });
+    order.length = 0;
+    const plain = (await apps.init(withGlobal(false))).get(ToolInvoker);
+    expect(await plain.invoke('desk_shout', { text: 'a' }, { transport: 'AGENT' })).toMatchObject({
+      ok: true,
+    });
+    expect(order).not.toContain('global guard');
+    const global = (await apps.init(withGlobal(true))).get(ToolInvoker);
+    expect(await global.invoke('desk_shout', { text: 'a' }, { transport: 'AGENT' })).toMatchObject({
+      ok: false,
+      error: { code: 'FORBIDDEN' },
+    });
+    expect(order).toContain('global guard');
+  });
+});
