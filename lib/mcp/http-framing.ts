@@ -30,9 +30,13 @@ export function nodeResponse(response: HttpResponseLike): ServerResponse {
  */
 export function abortedOnDisconnect(target: ServerResponse): AbortController {
   const controller = new AbortController();
-  target.on('close', () => {
-    if (!target.writableFinished) controller.abort();
-  });
+  // The client may be gone already (while the request was being signed in): its 'close' is past.
+  if (target.destroyed && !target.writableFinished) controller.abort();
+  else {
+    target.on('close', () => {
+      if (!target.writableFinished) controller.abort();
+    });
+  }
   return controller;
 }
 
@@ -164,6 +168,11 @@ export async function writeWebResponse(target: ServerResponse, response: Respons
   }
   if (headers['content-type']?.startsWith('text/event-stream')) target.flushHeaders();
   const body = Readable.fromWeb(response.body as never);
+  // Nothing can be written to a response already closed, and its 'close' will not come again.
+  if (target.destroyed) {
+    body.destroy();
+    return;
+  }
   await new Promise<void>((resolve) => {
     body.on('error', () => target.destroy());
     target.on('close', () => {

@@ -126,6 +126,7 @@ export function createMcpHttpHandler(
     }
     // Signed in before the body is read: a refused request's body is never parsed.
     void auth.authenticate(request).then((verified) => {
+      if (response.destroyed) return void request.resume();
       if (!(verified instanceof Response)) return serve(request, response);
       request.resume();
       return writeRefusal(response, verified);

@@ -7,6 +7,8 @@
  */
 import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
+import type { Socket } from 'node:net';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { z } from 'zod';
@@ -304,7 +306,7 @@ describe.each(ADAPTERS)('the MCP endpoint as a protected resource (%s)', (adapte
 
 describe('signing keys (express)', () => {
   it('picks up a rotated key without a restart', async () => {
-    served = await serve('express', { jwt: { jwksCooldownMs: 0 } });
+    served = await serve('express', { jwt: { jwksCooldownMs: 0 }, tokenCache: false });
     const call = async () =>
       post(served.url, callBody('legacy', 'health_ping', {}), {
         ...eraHeaders('legacy'),
@@ -344,7 +346,10 @@ describe('signing keys (express)', () => {
   });
 
   it('keeps using the keys it has while the key set cannot be fetched, and answers 401 without any key', async () => {
-    served = await serve('express', { jwt: { jwksMaxAgeMs: 0, jwksCooldownMs: 0 } });
+    served = await serve('express', {
+      jwt: { jwksMaxAgeMs: 0, jwksCooldownMs: 0 },
+      tokenCache: false,
+    });
     const headers = eraHeaders('legacy');
     const good = await token('notes:read');
     const body = callBody('legacy', 'health_ping', {});
@@ -419,5 +424,68 @@ describe('bootstrap', () => {
     ).rejects.toThrow(
       'ToolsModule: set the MCP sign-in once, in mcp.auth or in mcpAuth, not in both.',
     );
+  });
+});
+
+describe.each(ADAPTERS)('a client that leaves while its token is verified (%s)', (adapter) => {
+  it('leaves nothing pending: the application closes without waiting for it', async () => {
+    let verifying!: () => void;
+    const started = new Promise<void>((resolve) => (verifying = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const app = await apps.create(
+      {
+        imports: [
+          ToolsModule.forRoot({
+            registry: [ping],
+            // A grace period no test waits for: an answer left pending would hang the close.
+            shutdownGraceMs: 600_000,
+            mcp: {
+              auth: {
+                issuers: 'https://auth.example.com',
+                resource: RESOURCE,
+                verifyAccessToken: async (token) => {
+                  verifying();
+                  await released;
+                  return {
+                    token,
+                    clientId: 'c',
+                    scopes: [],
+                    expiresAt: 4_102_444_800,
+                    resource: new URL(RESOURCE),
+                  };
+                },
+              },
+            },
+          }),
+        ],
+      },
+      adapter,
+    );
+    const sockets: Socket[] = [];
+    app.getHttpServer().on('connection', (socket: Socket) => sockets.push(socket));
+    await app.listen(0, '127.0.0.1');
+    const url = new URL(`${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`);
+    const body = callBody('legacy', 'health_ping', {});
+    const client = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: {
+        ...eraHeaders('legacy'),
+        authorization: 'Bearer opaque',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    client.on('error', () => undefined);
+    client.end(body);
+    await started;
+    // The client goes away while its token is being verified; the server sees it go.
+    const gone = new Promise((resolve) => sockets[0].once('close', resolve));
+    client.destroy();
+    await gone;
+    release();
+    await app.close();
   });
 });

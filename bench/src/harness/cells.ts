@@ -99,6 +99,8 @@ export interface CellTarget {
   readonly server: RunningServer;
   readonly requests: Readonly<Record<Era, EraRequests | undefined>>;
   readonly settings: CellSettings;
+  /** The scenarios measured on this server (every one when absent). */
+  readonly scenarios?: readonly Scenario[];
 }
 
 /**
@@ -117,7 +119,7 @@ export async function runRound(
     for (const era of ERAS) {
       for (const target of order) {
         const requests = target.requests[era];
-        if (!requests) continue;
+        if (!requests || (target.scenarios && !target.scenarios.includes(scenario))) continue;
         const { server, settings } = target;
         record(
           target,

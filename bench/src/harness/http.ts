@@ -20,7 +20,15 @@
  * starts, which also warms what every cell shares: both Nest servers keep getting faster for
  * several seconds of load after they start), BENCH_DURATION_S (4), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
- * toolwright-fastify, rekog, sdk), BENCH_NODE_OPTIONS (node flags for the servers).
+ * toolwright-fastify, rekog, sdk by default; toolwright-express-auth and toolwright-fastify-auth
+ * only when named), BENCH_NODE_OPTIONS (node flags for the servers).
+ *
+ * The `-auth` targets are the same toolwright servers with `mcp.auth` on, measured on the
+ * `tools/call echo` cells only: the harness runs a small issuer (`issuer.ts`), every request
+ * (the checks, the load, the 2025 `initialize`) carries its RS256 token, and before its cells
+ * each such server must refuse a request without a token and one with a forged token. The
+ * report compares their CPU per answer with the same server's without sign-in, measured in the
+ * same rounds (goal: at most 1.25×).
  */
 import { DEFAULT_TOOL_COUNT } from '../shared/tools.js';
 import {
@@ -57,7 +65,8 @@ import {
   type Scenario,
 } from './mcp.js';
 import { CLK_TCK, startServer, type ServerSpec } from './server-process.js';
-import { ALL_TARGETS } from './targets.js';
+import { assertSignsIn, authEnv, eraWithBearer, startIssuer, type Issuer } from './issuer.js';
+import { ALL_TARGETS, type BenchTarget } from './targets.js';
 
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1.5);
 const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 8);
@@ -67,10 +76,12 @@ const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
 const TOOLS = DEFAULT_TOOL_COUNT;
 
 const BASELINE = 'rekog';
+/** The most CPU per answer sign-in may cost, as a multiple of the same call without it. */
+const AUTH_GOAL = 1.25;
 
-function selectedTargets(): ServerSpec[] {
+function selectedTargets(): BenchTarget[] {
   const raw = process.env.BENCH_TARGETS;
-  if (!raw) return [...ALL_TARGETS];
+  if (!raw) return ALL_TARGETS.filter((target) => !target.optIn);
   const ids = raw.split(',').map((id) => id.trim());
   const unknown = ids.filter((id) => !ALL_TARGETS.some((target) => target.id === id));
   if (unknown.length > 0) {
@@ -96,12 +107,22 @@ const SETTINGS: CellSettings = {
   toolCount: TOOLS,
 };
 
-/** Starts a target for a round: its first 2025 session, and whether it speaks 2026-07-28. */
+/**
+ * Starts a target for a round: its first 2025 session, and whether it speaks 2026-07-28. A
+ * target that signs callers in gets the issuer's token on every request, and must refuse a
+ * request without it first.
+ */
 async function startTarget(
-  spec: ServerSpec,
+  target: BenchTarget,
   round: number,
   modern: { requests?: EraRequests },
+  issuer: Issuer | undefined,
 ): Promise<CellTarget> {
+  const auth = target.auth ? issuer : undefined;
+  if (target.auth && !auth) throw new Error(`${target.id} needs the issuer`);
+  const spec: ServerSpec = auth ? { ...target, env: { ...target.env, ...authEnv(auth) } } : target;
+  const bearer: Record<string, string> = auth ? { authorization: auth.authorization } : {};
+  const sign = (requests: EraRequests) => (auth ? eraWithBearer(requests, auth) : requests);
   const server = await startServer(spec);
   try {
     bootMs.set(spec.id, [...(bootMs.get(spec.id) ?? []), server.ready.bootMs]);
@@ -109,7 +130,7 @@ async function startTarget(
       `[round ${round}] ${spec.label}: pid ${server.pid}, ready in ${int(server.ready.bootMs)} ms`,
     );
     if (!modern.requests) {
-      modern.requests = await capture2026(server.url, TOOLS);
+      modern.requests = await capture2026(server.url, TOOLS, bearer);
       console.log(`  captured the 2026-07-28 client's requests against ${spec.label}:`);
       for (const scenario of SCENARIOS) {
         const { headers, body } = modern.requests[scenario];
@@ -117,18 +138,30 @@ async function startTarget(
         console.log(`    ${SCENARIO_LABEL[scenario]} body    ${body}`);
       }
     }
-    const version = await initialize2025(server.url, spec.label);
+    const version = await initialize2025(server.url, spec.label, bearer);
     negotiated.set(spec.id, version);
-    const modernOk = await speaks2026(server.url, modern.requests.list, `${spec.label} 2026 probe`);
+    if (auth) {
+      await assertSignsIn(server.url, requests2025(version).call, auth, spec.label);
+    }
+    const modernOk = await speaks2026(
+      server.url,
+      sign(modern.requests).list,
+      `${spec.label} 2026 probe`,
+    );
     if (!modernOk) {
       no2026.add(spec.id);
       console.log(`  ${spec.label} does not speak 2026-07-28: its 2026 cells are skipped`);
     }
     const requests = {
-      '2025': requests2025(version),
-      '2026': modernOk ? modern.requests : undefined,
+      '2025': sign(requests2025(version)),
+      '2026': modernOk ? sign(modern.requests) : undefined,
     };
-    return { server, requests, settings: SETTINGS };
+    return {
+      server,
+      requests,
+      settings: SETTINGS,
+      ...(target.scenarios && { scenarios: target.scenarios }),
+    };
   } catch (error) {
     await server.stop();
     throw error;
@@ -137,20 +170,30 @@ async function startTarget(
 
 /** A round: every target started, then each cell measured on all of them in turn. */
 async function runTargets(
-  targets: readonly ServerSpec[],
+  targets: readonly BenchTarget[],
   round: number,
   modern: { requests?: EraRequests },
+  issuer: Issuer | undefined,
 ): Promise<void> {
   console.log('');
   const started: CellTarget[] = [];
   try {
-    for (const spec of targets) started.push(await startTarget(spec, round, modern));
+    for (const spec of targets) started.push(await startTarget(spec, round, modern, issuer));
     await runRound(started, round, (target, scenario, era, run) => {
       const key = cellKey(target.server.spec.id, scenario, era);
       runs.set(key, [...(runs.get(key) ?? []), run]);
     });
   } finally {
     await Promise.all(started.map((target) => target.server.stop()));
+  }
+  if (issuer) {
+    const served = issuer.served();
+    const starts = targets.filter((target) => target.auth).length * round;
+    console.log(
+      `  issuer: ${served.metadata} metadata and ${served.jwks} key set requests served so far, ` +
+        `for ${starts} signed-in server starts` +
+        (served.jwks > starts ? ': some servers fetched the keys again' : ''),
+    );
   }
 }
 
@@ -178,7 +221,7 @@ function summarise(target: string, scenario: Scenario, era: Era): Summary | unde
   };
 }
 
-function report(targets: readonly ServerSpec[]): void {
+function report(targets: readonly BenchTarget[]): void {
   const hasBaseline = targets.some((target) => target.id === BASELINE);
   console.log(
     `\n=== Results: median of ${ROUNDS} round(s) of ${DURATION_S} s per cell (one process each), ${CONNECTIONS} connections ` +
@@ -189,7 +232,10 @@ function report(targets: readonly ServerSpec[]): void {
   for (const scenario of SCENARIOS) {
     for (const era of ERAS) {
       const base = hasBaseline ? summarise(BASELINE, scenario, era) : undefined;
-      const rows = targets.map((target) => {
+      const measured = targets.filter(
+        (target) => !target.scenarios || target.scenarios.includes(scenario),
+      );
+      const rows = measured.map((target) => {
         if (era === '2026' && no2026.has(target.id)) {
           return [
             target.label,
@@ -252,6 +298,51 @@ function report(targets: readonly ServerSpec[]): void {
       .join('; ')}`,
   );
   if (hasBaseline) verdicts(targets);
+  authRatios(targets);
+}
+
+/**
+ * Sign-in's cost per adapter and era: the signed-in server's CPU per answer over the same
+ * server's without sign-in, both measured in the same rounds (the ratio of the medians, and each
+ * round's own ratio, whose cells ran back to back).
+ */
+function authRatios(targets: readonly BenchTarget[]): void {
+  const pairs = targets.flatMap((target) => {
+    const plain = target.plain
+      ?.map((id) => targets.find((other) => other.id === id))
+      .find((other) => other !== undefined);
+    return target.auth && plain ? [[target, plain] as const] : [];
+  });
+  if (pairs.length === 0) return;
+  console.log(
+    `\n=== auth/plain CPU per answer: tools/call echo with a bearer JWT verified per request ` +
+      `(keys cached) over the same call without mcp.auth (goal ≤ ${fixed(AUTH_GOAL, 2)}×; ` +
+      `informational: the exit code ignores it)`,
+  );
+  for (const [auth, plain] of pairs) {
+    for (const era of ERAS) {
+      const mine = summarise(auth.id, 'call', era);
+      const base = summarise(plain.id, 'call', era);
+      const pair = `${auth.label} / ${plain.label}`;
+      if (!mine || !base) {
+        console.log(`  n/a    auth/plain CPU per answer, ${pair}, ${era}: not measured`);
+        continue;
+      }
+      const r = mine.cpuUs / base.cpuUs;
+      const rounds = (runs.get(cellKey(auth.id, 'call', era)) ?? []).flatMap((run) => {
+        const other = runs
+          .get(cellKey(plain.id, 'call', era))
+          ?.find((candidate) => candidate.round === run.round);
+        return other ? [ratio(run.load.cpuUsPerRequest / other.load.cpuUsPerRequest)] : [];
+      });
+      console.log(
+        `  ${r <= AUTH_GOAL ? 'PASS ' : 'ABOVE'}  auth/plain CPU per answer, ${pair}, ${era}: ` +
+          `${ratio(r)} (${fixed(mine.cpuUs, 0)} vs ${fixed(base.cpuUs, 0)} µs, ` +
+          `${mine.cpuUs >= base.cpuUs ? '+' : '−'}${fixed(Math.abs(mine.cpuUs - base.cpuUs), 0)} µs per answer; per round ${rounds.join(' ')}); ` +
+          `req/s ${ratio(mine.rps / base.rps)}`,
+      );
+    }
+  }
 }
 
 /** The CPU-per-answer ratio, steadier than req/s when other processes share the machine. */
@@ -260,11 +351,11 @@ function cpuNote(mine: Summary | undefined, base: Summary | undefined): string {
   return `; rekog spends ${ratio(base.cpuUs / mine.cpuUs)} the CPU per answer`;
 }
 
-function verdicts(targets: readonly ServerSpec[]): void {
+function verdicts(targets: readonly BenchTarget[]): void {
   const line = (ok: boolean | undefined, text: string) =>
     console.log(`  ${ok === undefined ? 'n/a  ' : ok ? 'PASS ' : 'BELOW'}  ${text}`);
   console.log('\n=== Verdicts against issue 7 (informational: the exit code ignores them)');
-  for (const target of targets.filter((t) => t.id.startsWith('toolwright'))) {
+  for (const target of targets.filter((t) => t.id.startsWith('toolwright') && !t.auth)) {
     console.log(
       `${target.label}${target.id === 'toolwright-express' ? '' : ' (the goals name Express; shown for reference)'}`,
     );
@@ -312,7 +403,13 @@ async function main(): Promise<void> {
   );
   const started = Date.now();
   const modern: { requests?: EraRequests } = {};
-  for (let round = 1; round <= ROUNDS; round++) await runTargets(targets, round, modern);
+  const issuer = targets.some((target) => target.auth) ? await startIssuer() : undefined;
+  if (issuer) console.log(`issuer for the signed-in targets: ${issuer.url} (RS256, one key)`);
+  try {
+    for (let round = 1; round <= ROUNDS; round++) await runTargets(targets, round, modern, issuer);
+  } finally {
+    await issuer?.close();
+  }
   report(targets);
   console.log(
     `\nbench:http took ${fixed((Date.now() - started) / 1000, 0)} s; ${await machineLine()}`,

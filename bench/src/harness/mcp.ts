@@ -138,9 +138,16 @@ export async function validateOnce(
   return response;
 }
 
-/** A real 2025-era `initialize` (then `notifications/initialized`); the version the server chose. */
-export async function initialize2025(url: string, what: string): Promise<string> {
-  const headers = { 'content-type': 'application/json', accept: ACCEPT };
+/**
+ * A real 2025-era `initialize` (then `notifications/initialized`); the version the server chose.
+ * `extraHeaders` go with both (a bearer token).
+ */
+export async function initialize2025(
+  url: string,
+  what: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  const headers = { 'content-type': 'application/json', accept: ACCEPT, ...extraHeaders };
   const response = await post(
     url,
     headers,
@@ -197,8 +204,14 @@ const REPLAYED_HEADERS = /^(content-type|accept|mcp-.*|authorization)$/i;
 /**
  * Runs the real 2026-07-28 client against `url` and returns the `tools/call echo` and
  * `tools/list` requests it sent (headers and body as sent), after checking its own results.
+ * `extraHeaders` (a bearer token, for a server that signs callers in) are added on the wire but
+ * not captured: each target's requests get their own.
  */
-export async function capture2026(url: string, toolCount: number): Promise<EraRequests> {
+export async function capture2026(
+  url: string,
+  toolCount: number,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Promise<EraRequests> {
   const sent: Array<{ headers: Record<string, string>; body: string }> = [];
   const spy = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     if (typeof init?.body === 'string') {
@@ -208,7 +221,10 @@ export async function capture2026(url: string, toolCount: number): Promise<EraRe
       });
       sent.push({ headers, body: init.body });
     }
-    return fetch(input, init);
+    if (Object.keys(extraHeaders).length === 0) return fetch(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
+    return fetch(input, { ...init, headers });
   };
   const client = new Client(CLIENT_INFO, {
     versionNegotiation: { mode: { pin: MODERN_VERSION } },

@@ -6,7 +6,8 @@
  * the measured load (not boot, validation or warm-up). The profile stays in bench/profiles/
  * (open it in Chrome DevTools or VS Code).
  *
- * Environment: BENCH_PROFILE_TARGET (toolwright-express; any bench:http target id),
+ * Environment: BENCH_PROFILE_TARGET (toolwright-express; any bench:http target id: a `-auth`
+ * one runs the issuer and sends its token, as bench:http does),
  * BENCH_PROFILE_SCENARIO (call or list), BENCH_PROFILE_S (5 s per era), BENCH_WARMUP_S (1.5),
  * BENCH_PROFILE_TOP (30), BENCH_CONNECTIONS (10), TOOLS (51: the tools the server registers).
  */
@@ -25,6 +26,7 @@ import {
   validateOnce,
   type Scenario,
 } from './mcp.js';
+import { authEnv, eraWithBearer, startIssuer } from './issuer.js';
 import { startServer } from './server-process.js';
 import { ALL_TARGETS } from './targets.js';
 
@@ -201,12 +203,22 @@ async function main(): Promise<void> {
       `${WARMUP_S} s warm-up + ${SECONDS} s per era, ${CONNECTIONS} connections`,
   );
   const windows: Array<[number, number]> = [];
-  const server = await startServer(spec, {
-    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  const issuer = spec.auth ? await startIssuer() : undefined;
+  const bearer: Record<string, string> = issuer ? { authorization: issuer.authorization } : {};
+  const server = await startServer(
+    issuer ? { ...spec, env: { ...spec.env, ...authEnv(issuer) } } : spec,
+    { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] },
+  ).catch(async (error: unknown) => {
+    await issuer?.close();
+    throw error;
   });
   try {
-    const modern = await capture2026(server.url, TOOLS);
-    const legacy = requests2025(await initialize2025(server.url, spec.label));
+    let modern = await capture2026(server.url, TOOLS, bearer);
+    let legacy = requests2025(await initialize2025(server.url, spec.label, bearer));
+    if (issuer) {
+      modern = eraWithBearer(modern, issuer);
+      legacy = eraWithBearer(legacy, issuer);
+    }
     for (const era of ERAS) {
       const request = (era === '2025' ? legacy : modern)[SCENARIO];
       const what = `${spec.label} ${SCENARIO} ${era}`;
@@ -224,7 +236,9 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await server.stop();
+    // The profile is written at exit: wait out a graceful close that takes its whole grace period.
+    await server.stop({ killAfterMs: 30_000 });
+    await issuer?.close();
   }
   const written = readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile') && !before.has(name))

@@ -57,7 +57,12 @@ export interface RunningServer {
   cpuSeconds(): number;
   /** Peak resident set size so far (VmHWM), in bytes. */
   peakRss(): number;
-  stop(): Promise<void>;
+  /**
+   * SIGTERM, then SIGKILL after `killAfterMs` (10 s). An exit slower than 2 s is reported: a
+   * server's graceful close waits for the answers it still owes, so a slow exit means an answer
+   * that was never finished.
+   */
+  stop(options?: { killAfterMs?: number }): Promise<void>;
 }
 
 function procStatus(pid: number, field: string): number {
@@ -148,13 +153,24 @@ export async function startServer(
     ready,
     cpuSeconds: () => cpuTicks(pid) / CLK_TCK,
     peakRss: () => procStatus(pid, 'VmHWM'),
-    async stop() {
+    async stop({ killAfterMs = 10_000 } = {}) {
       stopped = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const started = Date.now();
+      let killed = false;
+      const kill = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, killAfterMs);
       child.kill('SIGTERM');
       await exited;
       clearTimeout(kill);
+      const took = Date.now() - started;
+      if (took > 2_000) {
+        console.log(
+          `  ${spec.label} (pid ${pid}) ${killed ? `did not exit within ${killAfterMs} ms of SIGTERM: killed` : `took ${took} ms to exit after SIGTERM`}`,
+        );
+      }
     },
   };
 }

@@ -1,16 +1,61 @@
 /** The benchmark targets: each a compiled server entry point under bench/src/servers. */
 import { join } from 'node:path';
 import { BENCH_DIR } from '../shared/paths.js';
+import type { Scenario } from './mcp.js';
 import type { ServerSpec } from './server-process.js';
+
+export interface BenchTarget extends ServerSpec {
+  /**
+   * The server signs callers in (`mcp.auth`): the harness runs an issuer (`issuer.ts`), starts
+   * the server with `AUTH_ISSUER` pointing at it, and every request carries the issuer's token.
+   */
+  readonly auth?: boolean;
+  /**
+   * The same server without sign-in, whose CPU per answer the report compares with this one's:
+   * the first of these ids that runs.
+   */
+  readonly plain?: readonly string[];
+  /** The scenarios measured on this target (every one when absent). */
+  readonly scenarios?: readonly Scenario[];
+  /** Measured only when BENCH_TARGETS names it, never in the default run. */
+  readonly optIn?: boolean;
+}
 
 /**
  * With BENCH_REFERENCE set to another build's `dist` folder (say, of the previous commit), the
- * same toolwright servers run on that build too, as `reference-express` and `reference-fastify`:
- * a change and its baseline measured in the same run.
+ * same toolwright servers run on that build too, as `reference-express` and `reference-fastify`
+ * (and, when named in BENCH_TARGETS, `reference-express-auth` and `reference-fastify-auth`): a
+ * change and its baseline measured in the same run.
  */
 const REFERENCE = process.env.BENCH_REFERENCE;
 
-export const ALL_TARGETS: readonly ServerSpec[] = [
+const ADAPTERS = ['express', 'fastify'] as const;
+const NAME = { express: 'Express', fastify: 'Fastify' } as const;
+
+/**
+ * A toolwright server with `mcp.auth` on, measured on `tools/call echo` only and compared with
+ * the same server without it (and, for a reference build, with toolwright's when the reference's
+ * own plain server does not run).
+ */
+function signedIn(
+  prefix: 'toolwright' | 'reference',
+  label: string,
+  adapter: (typeof ADAPTERS)[number],
+  dist?: string,
+): BenchTarget {
+  return {
+    id: `${prefix}-${adapter}-auth`,
+    label: `${label} + mcp.auth`,
+    entry: 'servers/toolwright.js',
+    env: { ADAPTER: adapter, ...(dist !== undefined && { TOOLWRIGHT_DIST: dist }) },
+    auth: true,
+    plain: [...new Set([`${prefix}-${adapter}`, `toolwright-${adapter}`])],
+    scenarios: ['call'],
+    optIn: true,
+  };
+}
+
+export const ALL_TARGETS: readonly BenchTarget[] = [
   {
     id: 'toolwright-express',
     label: 'toolwright (Express)',
@@ -36,12 +81,17 @@ export const ALL_TARGETS: readonly ServerSpec[] = [
     label: 'SDK createMcpHandler per request (node:http)',
     entry: 'servers/sdk.js',
   },
+  // Sign-in's cost: `tools/call echo` with a bearer JWT on every request (opt-in).
+  ...ADAPTERS.map((adapter) => signedIn('toolwright', `toolwright (${NAME[adapter]})`, adapter)),
   ...(REFERENCE
-    ? (['express', 'fastify'] as const).map((adapter) => ({
-        id: `reference-${adapter}`,
-        label: `reference build (${adapter === 'express' ? 'Express' : 'Fastify'})`,
-        entry: 'servers/toolwright.js',
-        env: { ADAPTER: adapter, TOOLWRIGHT_DIST: REFERENCE },
-      }))
+    ? ADAPTERS.flatMap((adapter): BenchTarget[] => [
+        {
+          id: `reference-${adapter}`,
+          label: `reference build (${NAME[adapter]})`,
+          entry: 'servers/toolwright.js',
+          env: { ADAPTER: adapter, TOOLWRIGHT_DIST: REFERENCE },
+        },
+        signedIn('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),
+      ])
     : []),
 ];

@@ -4,6 +4,9 @@
  *
  * Environment: `PORT` (default 3400; 0 picks a free port), `ADAPTER` (`express`, the default, or
  * `fastify`), `TOOLS` (total tools, echo included; default 51), `HOST` (default 127.0.0.1).
+ * `AUTH_ISSUER` (an issuer URL) turns `mcp.auth` on: every request to `/mcp` needs a bearer JWT
+ * of that issuer, verified against the keys its metadata names, for the audience `AUTH_RESOURCE`
+ * (default `http://127.0.0.1:<PORT>/mcp`); `AUTH_SCOPES` (space-separated) is advertised.
  * It loads the library's build (`dist/index.js`), so run `npm run build` first, and Nest from the
  * repository's node_modules, the copy the build itself resolves (bench/ installs no Nest of its own).
  */
@@ -30,6 +33,14 @@ if (adapter !== 'express' && adapter !== 'fastify') {
 }
 const count = toolCountFromEnv();
 const host = process.env.HOST ?? '127.0.0.1';
+const issuer = process.env.AUTH_ISSUER;
+const auth = issuer
+  ? {
+      issuers: issuer,
+      resource: process.env.AUTH_RESOURCE ?? `http://${host}:${portFromEnv(3400)}/mcp`,
+      scopesSupported: (process.env.AUTH_SCOPES ?? '').split(' ').filter(Boolean),
+    }
+  : undefined;
 
 const defineStart = performance.now();
 const output = z.object({ text: z.string() });
@@ -57,6 +68,7 @@ Module({
         // The Host check compares names, not ports: 127.0.0.1:<port> passes.
         allowedHosts: ['127.0.0.1', 'localhost'],
         maxBodyBytes: BODY_LIMIT,
+        ...(auth && { auth }),
       },
     }),
   ],
@@ -82,8 +94,14 @@ await app.init();
 const initMs = performance.now() - initStart;
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3400), host);
-announceReady(`toolwright-${adapter}`, app.getHttpServer().address(), count, setupStart, {
-  import: importMs,
-  define: defineMs,
-  init: initMs,
-});
+announceReady(
+  `toolwright-${adapter}${auth ? '-auth' : ''}`,
+  app.getHttpServer().address(),
+  count,
+  setupStart,
+  {
+    import: importMs,
+    define: defineMs,
+    init: initMs,
+  },
+);

@@ -70,6 +70,12 @@ export interface McpAuthOptions {
   resourceDocumentation?: string;
   /** A bearer token longer than this is refused unread. @default 8192 */
   maxTokenBytes?: number;
+  /**
+   * Verified tokens are remembered, so a client's next requests skip the signature check: at most
+   * `maxEntries` (the oldest go first), each until its `exp` or for `maxAgeMs`, whichever comes
+   * first. `false` verifies every request. @default { maxEntries: 1024, maxAgeMs: 30000 }
+   */
+  tokenCache?: { maxEntries?: number; maxAgeMs?: number } | false;
 }
 
 /** Why a request was refused, and the HTTP answer that says so. */
@@ -90,6 +96,7 @@ export class McpBearerAuth {
   private readonly challengeScopes: string[];
   private readonly requiredScopes: string[];
   private readonly maxTokenBytes: number;
+  private readonly verified?: VerifiedTokens;
 
   constructor(private readonly options: McpAuthOptions) {
     const issuers = [options.issuers].flat();
@@ -124,6 +131,10 @@ export class McpBearerAuth {
     this.challengeScopes =
       this.requiredScopes.length > 0 ? this.requiredScopes : [...(options.scopesSupported ?? [])];
     this.maxTokenBytes = options.maxTokenBytes ?? 8192;
+    if (options.tokenCache !== false) {
+      const { maxEntries = 1024, maxAgeMs = 30_000 } = options.tokenCache ?? {};
+      this.verified = new VerifiedTokens(maxEntries, maxAgeMs);
+    }
     this.verifier = options.verifyAccessToken
       ? () => ({ verifyAccessToken: options.verifyAccessToken! })
       : jwtVerifier(issuers, options.jwt ?? {});
@@ -188,6 +199,13 @@ export class McpBearerAuth {
         resourceMetadataUrl,
       );
     }
+    // Keyed by the resource too when it comes from the request: a token is checked per audience.
+    const key = this.resource ? header : `${resource.href} ${header}`;
+    const known = this.verified?.get(key);
+    if (known) {
+      remember(request, known);
+      return known;
+    }
     try {
       const auth = await verifyBearerToken(header, {
         verifier: this.verifier(resource),
@@ -196,6 +214,7 @@ export class McpBearerAuth {
         expectedResource: resource,
       });
       remember(request, auth);
+      this.verified?.set(key, auth);
       return auth;
     } catch (error) {
       return this.refuse(
@@ -294,6 +313,38 @@ export class McpBearerAuth {
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/**
+ * Tokens verified lately, by `Authorization` header: bounded (the oldest entry goes first), and
+ * never used past the token's `exp`, nor longer than `maxAgeMs` (a key the issuer withdrew stops
+ * working that soon).
+ */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { auth: AuthInfo; until: number }>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  get(key: string): AuthInfo | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (Date.now() < entry.until) return entry.auth;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, auth: AuthInfo): void {
+    if (this.maxEntries <= 0 || auth.expiresAt === undefined) return;
+    const until = Math.min(auth.expiresAt * 1000, Date.now() + this.maxAgeMs);
+    if (until <= Date.now()) return;
+    if (this.entries.size >= this.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value!);
+    }
+    this.entries.set(key, { auth, until });
+  }
+}
 
 /** The JSON-RPC error code of an `insufficient_scope` refusal (implementation-defined range). */
 export const INSUFFICIENT_SCOPE = -32003;

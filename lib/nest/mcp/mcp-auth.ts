@@ -42,6 +42,8 @@ export function installMcpAuth(
       if (auth.servesMetadata(request.originalUrl)) return void metadata(request, response);
       if (!route.servesUrl(request.originalUrl)) return next();
       void auth.authenticate(request).then((verified) => {
+        // The client left while its token was being verified: nothing is left to answer.
+        if (response.destroyed) return;
         if (!(verified instanceof Response)) return next();
         request.raw?.resume();
         return writeRefusal(response, verified);
@@ -59,7 +61,7 @@ export function installMcpAuth(
         reply: { raw: ServerResponse; hijack(): void },
       ) => {
         const verified = await auth.authenticate(request);
-        if (!(verified instanceof Response)) return;
+        if (!(verified instanceof Response) || reply.raw.destroyed) return;
         reply.hijack();
         await writeRefusal(reply.raw, verified);
       };
