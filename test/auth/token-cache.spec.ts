@@ -32,7 +32,9 @@ function setup(options: Partial<McpAuthOptions> = {}, expiresIn = 3600) {
 }
 
 describe('the verified-token cache', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('verifies a token once, then remembers it', async () => {
     const { verify, signIn } = setup();
