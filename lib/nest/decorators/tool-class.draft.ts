@@ -3,7 +3,23 @@ import {
   type ToolClassOptions,
   type ToolMethodOptions,
 } from '../../core/tool-class.js';
+import { ToolsConfigurationError } from '../../core/errors.js';
 import type { Class } from '../../core/types.js';
+
+/**
+ * Refuses a call by the standard (TC39) decorators, which pass `(value, context)`: toolwright's
+ * decorators, like Nest's, are TypeScript's `experimentalDecorators`. Without this, a method
+ * decorator would write nowhere and the class would silently declare no tools (tsx, for
+ * instance, compiles a file its tsconfig does not include with the standard decorators).
+ */
+export function assertLegacyDecorator(name: string, second: unknown): void {
+  if (typeof second === 'object' && second !== null && 'kind' in second) {
+    throw new ToolsConfigurationError(
+      `@${name} was applied as a standard decorator: compile with "experimentalDecorators": true ` +
+        `(and "emitDecoratorMetadata": true), as Nest needs, and check that your tsconfig includes this file.`,
+    );
+  }
+}
 
 /**
  * What the decorators of one class have said so far. Method decorators run before class

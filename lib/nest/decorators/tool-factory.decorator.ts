@@ -1,5 +1,5 @@
 import type { ToolClassOptions } from '../../core/tool-class.js';
-import { draftOf, publish } from './tool-class.draft.js';
+import { assertLegacyDecorator, draftOf, publish } from './tool-class.draft.js';
 
 /** Options of {@link ToolFactory}: the identity and context every `@Tool` method of the class shares. */
 export type ToolFactoryOptions = ToolClassOptions;
@@ -22,7 +22,8 @@ export type ToolFactoryOptions = ToolClassOptions;
  * }
  */
 export function ToolFactory(options: ToolFactoryOptions): ClassDecorator {
-  return (target) => {
+  return (target, ...rest: unknown[]) => {
+    assertLegacyDecorator('ToolFactory', rest[0]);
     draftOf(target).factory = { ...options };
     publish(target);
   };

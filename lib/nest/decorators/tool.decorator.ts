@@ -1,5 +1,5 @@
 import type { ToolMethodOptions } from '../../core/tool-class.js';
-import { draftOf } from './tool-class.draft.js';
+import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
 
 /** Options of {@link Tool}: one tool, whose handler is the decorated method. */
 export type ToolOptions = ToolMethodOptions;
@@ -15,6 +15,7 @@ export type ToolOptions = ToolMethodOptions;
  */
 export function Tool(options: ToolOptions): MethodDecorator {
   return (target, key) => {
+    assertLegacyDecorator('Tool', key);
     draftOf(target.constructor).methods.set(String(key), { ...options });
   };
 }

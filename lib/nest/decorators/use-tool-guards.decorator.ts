@@ -1,6 +1,6 @@
 import type { ToolGuard } from '../../core/hooks.js';
 import type { Class } from '../../core/types.js';
-import { draftOf, publish } from './tool-class.draft.js';
+import { assertLegacyDecorator, draftOf, publish } from './tool-class.draft.js';
 
 /**
  * Guards for the tools of a class (on the class) or for one tool (on a `@Tool` method). Each is
@@ -13,6 +13,7 @@ import { draftOf, publish } from './tool-class.draft.js';
  */
 export function UseToolGuards(...guards: (ToolGuard | Class<ToolGuard>)[]) {
   return (target: object, key?: string | symbol): void => {
+    assertLegacyDecorator('UseToolGuards', key);
     if (key === undefined) {
       draftOf(target as object).classGuards.push(...guards);
       publish(target as object);
