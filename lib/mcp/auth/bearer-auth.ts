@@ -268,7 +268,7 @@ export class McpBearerAuth {
    * methods `405`), readable from browsers.
    */
   async metadataResponse(request: Request): Promise<Response> {
-    const resource = this.resource ?? resourceFromMetadataUrl(new URL(request.url));
+    const resource = this.resource ?? resourceFromMetadataUrl(request);
     const options = {
       oauthMetadata: { issuer: this.issuers[0] } as OAuthMetadata,
       resourceServerUrl: resource,
@@ -369,9 +369,15 @@ function jwtVerifier(issuers: readonly string[], jwt: JwtVerification) {
   return (resource: URL) => verifier.forResource(resource);
 }
 
-/** The resource a path-aware metadata URL describes. */
-function resourceFromMetadataUrl(url: URL): URL {
+/**
+ * The resource a path-aware metadata URL describes, with the scheme the client used (as
+ * `resourceOf` takes it from the proxy's `X-Forwarded-Proto`).
+ */
+function resourceFromMetadataUrl(request: Request): URL {
+  const url = new URL(request.url);
   const resource = new URL(url.origin);
+  const proto = request.headers.get('x-forwarded-proto')?.split(',')[0].trim();
+  if (proto === 'https' || proto === 'http') resource.protocol = `${proto}:`;
   resource.pathname = url.pathname.replace(/^\/\.well-known\/oauth-protected-resource/, '') || '/';
   return resource;
 }
