@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   Catch,
   Controller,
+  Module,
   Get,
   Inject,
   Injectable,
@@ -28,7 +29,7 @@ import {
   type PipeTransform,
 } from '@nestjs/common';
 import { APP_GUARD, REQUEST, Reflector } from '@nestjs/core';
-import { map, Observable } from 'rxjs';
+import { map, Observable, tap } from 'rxjs';
 import { z } from 'zod';
 import {
   Tool,
@@ -37,6 +38,7 @@ import {
   ToolFactory,
   ToolInvoker,
   ToolsModule,
+  runToolsCli,
   type ToolCall,
   type ToolHooks,
 } from '../../lib/index.js';
@@ -80,12 +82,18 @@ class TenantGuard implements CanActivate {
   }
 }
 
+/** Times each call: what it measured, by tool. */
+const timings: { tool?: string; ms: number }[] = [];
+
 @Injectable()
 class ClassInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler) {
     const tool = ToolExecutionContext.create(context);
     order.push(`class interceptor ${context.getType()} ${tool?.name} ${tool?.transport}`);
-    return next.handle();
+    const started = performance.now();
+    return next
+      .handle()
+      .pipe(tap(() => timings.push({ tool: tool?.name, ms: performance.now() - started })));
   }
 }
 
@@ -141,7 +149,13 @@ class DenyAll implements CanActivate {
 @UseInterceptors(ClassInterceptor)
 @Injectable()
 class DeskTools {
-  @Tool({ action: 'admin', method: 'POST', description: 'Admins only', input: z.object({}) })
+  @Tool({
+    action: 'admin',
+    method: 'POST',
+    description: 'Admins only',
+    input: z.object({}),
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
   @Roles('admin')
   @UseGuards(RolesGuard)
   admin() {
@@ -279,6 +293,8 @@ describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
       'method interceptor',
       'handler',
     ]);
+    // The timing interceptor measured the call once it produced its result.
+    expect(timings.at(-1)).toEqual({ tool: 'desk_shout', ms: expect.any(Number) });
     expect(await call(url, 'desk_reserve', {})).toEqual({
       isError: true,
       json: { error: 'CONFLICT', message: 'Seat A1 is taken.', retryable: false },
@@ -314,6 +330,33 @@ describe('Nest enhancers outside a request', () => {
     expect(await tools.invoke('desk_admin', {}, { transport: 'AGENT' })).toMatchObject({
       ok: false,
       error: { code: 'FORBIDDEN' },
+    });
+  });
+});
+
+describe('Nest enhancers from the command line', () => {
+  it('run through runToolsCli with no request: the pipe and interceptors apply, the role guard refuses', async () => {
+    @Module(metadata)
+    class CliModule {}
+    const run = async (...argv: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runToolsCli(CliModule, argv, {
+        logger: false,
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+      });
+      return { code, stdout, stderr };
+    };
+    const shouted = await run('call', 'desk_shout', '--args', '{"text":"cli"}');
+    expect({ code: shouted.code, output: JSON.parse(shouted.stdout) }).toEqual({
+      code: 0,
+      output: { wrapped: { text: 'CLI' } },
+    });
+    const refused = await run('call', 'desk_admin');
+    expect({ code: refused.code, output: JSON.parse(refused.stdout) }).toEqual({
+      code: 1,
+      output: { error: 'FORBIDDEN', message: 'Forbidden resource', retryable: false },
     });
   });
 });
