@@ -90,6 +90,7 @@ class ClassInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler) {
     const tool = ToolExecutionContext.create(context);
     order.push(`class interceptor ${context.getType()} ${tool?.name} ${tool?.transport}`);
+    if (tool?.principal) order.push(`principal ${tool.principal.subject} ${tool.call.source}`);
     const started = performance.now();
     return next
       .handle()
@@ -327,6 +328,18 @@ describe('Nest enhancers outside a request', () => {
       data: { wrapped: { text: 'YO' } },
     });
     expect(order[0]).toBe('class interceptor toolwright desk_shout CLI');
+    // The call's input and principal, as ToolExecutionContext gives them to an enhancer.
+    order.length = 0;
+    const principal = { clientId: 'job', subject: 'nightly', scopes: [] };
+    await tools.invoke(
+      'desk_shout',
+      { text: 'p' },
+      { transport: 'AGENT', source: 'job', context: { principal } },
+    );
+    expect(order.slice(0, 2)).toEqual([
+      'class interceptor toolwright desk_shout AGENT',
+      'principal nightly job',
+    ]);
     expect(await tools.invoke('desk_admin', {}, { transport: 'AGENT' })).toMatchObject({
       ok: false,
       error: { code: 'FORBIDDEN' },
