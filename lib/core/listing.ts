@@ -1,4 +1,4 @@
-import { missingScopes } from './principal.js';
+import { missingScopes, principalOf } from './principal.js';
 import type { CompiledTool } from './runner.js';
 import type { ToolContext } from './types.js';
 
@@ -10,7 +10,7 @@ export function listsPerCaller(tool: CompiledTool): boolean {
 /** Whether the context's principal holds a tool's scopes and every guard lets it be listed. */
 export async function isListable(tool: CompiledTool, context: ToolContext): Promise<boolean> {
   const { scopes } = tool.spec;
-  if (scopes && missingScopes(scopes, context).length > 0) return false;
+  if (scopes && missingScopes(scopes, principalOf(context)?.scopes).length > 0) return false;
   for (const guard of tool.guards) {
     if (guard.canList && (await guard.canList(tool.descriptor, context)) !== true) return false;
   }

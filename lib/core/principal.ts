@@ -36,12 +36,11 @@ export function principalOf(context: ToolContext | undefined): ToolPrincipal | u
   return Array.isArray(principal.scopes) ? principal : undefined;
 }
 
-/** The scopes of `required` the context's principal lacks (all of them without a principal). */
+/** The scopes of `required` that `granted` lacks (all of them when nothing is granted). */
 export function missingScopes(
   required: readonly string[],
-  context: ToolContext | undefined,
+  granted: readonly string[] | undefined,
 ): readonly string[] {
-  const granted = principalOf(context)?.scopes;
   if (!granted) return required;
   return required.filter((scope) => !granted.includes(scope));
 }

@@ -17,7 +17,7 @@ import type {
 import type { ToolDescriptor } from './manifest.js';
 import { drive, isThenable } from './maybe-async.js';
 import { attachPresentation } from './presentation.js';
-import { insufficientScope, missingScopes } from './principal.js';
+import { insufficientScope, missingScopes, principalOf } from './principal.js';
 import { toFailure, type ToolResult } from './result.js';
 import type { ToolCall, ToolPresenters, ToolSpec } from './runtime-tool.js';
 import type {
@@ -378,7 +378,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   }
 
   // The tool's scopes, a guard that ships with the library: checked before the application's.
-  if (spec.scopes && missingScopes(spec.scopes, context).length > 0) {
+  if (spec.scopes && missingScopes(spec.scopes, principalOf(context)?.scopes).length > 0) {
     throw new Refusal(insufficientScope(name, spec.scopes));
   }
   for (const guard of tool.guards) {

@@ -11,6 +11,7 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { Drain } from '../core/drain.js';
+import { missingScopes } from '../core/principal.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import { CancellableCalls } from './cancellable-calls.js';
 import { answerDirectly, directRequest, writeListAnswer } from './direct-answers.js';
@@ -25,12 +26,7 @@ import {
   type HttpRequestLike,
 } from './http-framing.js';
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
-import {
-  principalFromAuth,
-  verifiedAuth,
-  writeRefusal,
-  type McpBearerAuth,
-} from './auth/bearer-auth.js';
+import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
 
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
 export interface RequestScope {
@@ -193,7 +189,7 @@ export class McpHttpEndpoint {
       const verified = verifiedAuth(request);
       if (!verified) return this.authenticateFirst(auth, request, target);
       const challenge = this.scopeChallenge(auth, verified, request, parsedBody);
-      if (challenge) return writeRefusal(target, challenge);
+      if (challenge) return writeWebResponse(target, challenge);
     }
     const { surface, handler } = this.prepare();
     const direct = options.directAnswers
@@ -215,7 +211,7 @@ export class McpHttpEndpoint {
     target: ServerResponse,
   ): Promise<void> {
     const verified = await auth.authenticate(request);
-    if (verified instanceof Response) return writeRefusal(target, verified);
+    if (verified instanceof Response) return writeWebResponse(target, verified);
     await this.serve(request, target);
   }
 
@@ -239,8 +235,9 @@ export class McpHttpEndpoint {
       if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
       const scopes = this.settings.invoker.find(params.name, 'MCP')?.scopes;
       if (!scopes) continue;
-      const missing = scopes.filter((scope) => !verified.scopes.includes(scope));
-      if (missing.length > 0) return auth.insufficientScope(verified, scopes, id, request);
+      if (missingScopes(scopes, verified.scopes).length > 0) {
+        return auth.insufficientScope(verified, scopes, id, request);
+      }
     }
     return undefined;
   }

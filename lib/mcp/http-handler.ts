@@ -13,7 +13,7 @@ import {
   writeWebResponse,
   type HttpRequestLike,
 } from './http-framing.js';
-import { McpBearerAuth, writeRefusal } from './auth/bearer-auth.js';
+import { McpBearerAuth } from './auth/bearer-auth.js';
 
 /** Options of {@link createMcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends McpEndpointOptions {
@@ -129,7 +129,7 @@ export function createMcpHttpHandler(
       if (response.destroyed) return void request.resume();
       if (!(verified instanceof Response)) return serve(request, response);
       request.resume();
-      return writeRefusal(response, verified);
+      return writeWebResponse(response, verified);
     });
   };
   return Object.assign(listener, {

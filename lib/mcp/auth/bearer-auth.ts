@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import {
   bearerAuthChallengeResponse,
   buildOAuthProtectedResourceMetadata,
@@ -166,6 +165,11 @@ export class McpBearerAuth {
     return this.resource
       ? new URL(getOAuthProtectedResourceMetadataUrl(this.resource)).pathname
       : WELL_KNOWN;
+  }
+
+  /** Whether the resource comes from each request (`resourceFromRequest`): one metadata path per resource path. */
+  get derivesResource(): boolean {
+    return this.resource === undefined;
   }
 
   /** Whether a request URL (path and query) is the metadata document's. */
@@ -395,6 +399,15 @@ export function verifiedAuth(request: HttpRequestLike | undefined): AuthInfo | u
 
 /** The principal a verified token gives the calls of its request (no token in it). */
 export function principalFromAuth(auth: AuthInfo): ToolPrincipal {
+  // A remembered token's AuthInfo serves many requests: its principal is built once.
+  let principal = principalsOfAuth.get(auth);
+  if (!principal) principalsOfAuth.set(auth, (principal = toPrincipal(auth)));
+  return principal;
+}
+
+const principalsOfAuth = new WeakMap<AuthInfo, ToolPrincipal>();
+
+function toPrincipal(auth: AuthInfo): ToolPrincipal {
   const extra = auth.extra ?? {};
   const claims = (extra.claims ?? extra) as Record<string, unknown>;
   const subject =
@@ -410,14 +423,4 @@ export function principalFromAuth(auth: AuthInfo): ToolPrincipal {
     ...(auth.expiresAt !== undefined && { expiresAt: auth.expiresAt }),
     claims: Object.freeze({ ...claims }),
   });
-}
-
-/** Writes a web `Response` refusal on a Node response (a short JSON body). */
-export async function writeRefusal(target: ServerResponse, refusal: Response): Promise<void> {
-  const body = refusal.body ? Buffer.from(await refusal.arrayBuffer()) : undefined;
-  const headers: Record<string, string | number> = {};
-  refusal.headers.forEach((value, name) => (headers[name] = value));
-  if (body) headers['content-length'] = body.length;
-  target.writeHead(refusal.status, headers);
-  target.end(body);
 }

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
-import { writeRefusal } from '../../mcp/auth/bearer-auth.js';
 import {
   abortedOnDisconnect,
   toWebRequest,
@@ -46,7 +45,7 @@ export function installMcpAuth(
         if (response.destroyed) return;
         if (!(verified instanceof Response)) return next();
         request.raw?.resume();
-        return writeRefusal(response, verified);
+        return writeWebResponse(response, verified);
       });
     });
     // Moved ahead of the JSON parsers (the application's and the MCP route's own).
@@ -63,7 +62,7 @@ export function installMcpAuth(
         const verified = await auth.authenticate(request);
         if (!(verified instanceof Response) || reply.raw.destroyed) return;
         reply.hijack();
-        await writeRefusal(reply.raw, verified);
+        await writeWebResponse(reply.raw, verified);
       };
       const existing = options.onRequest === undefined ? [] : [options.onRequest].flat();
       options.onRequest = [gate, ...existing];
@@ -71,7 +70,7 @@ export function installMcpAuth(
     const path = auth.metadataPath;
     instance.route({
       method: ['GET', 'OPTIONS', 'POST', 'PUT', 'DELETE', 'PATCH'],
-      url: auth.servesMetadata(`${path}/x`) ? `${path}/*` : path,
+      url: auth.derivesResource ? `${path}/*` : path,
       handler: (request: HttpRequestLike, reply: { raw: ServerResponse; hijack(): void }) => {
         reply.hijack();
         return metadata(request, reply.raw);
