@@ -24,6 +24,9 @@ describe('serveStdio with a 2025-era client (child process)', () => {
   let stderr: () => string;
   /** Anything the client could not read as JSON-RPC on the child's stdout lands here. */
   const errors: unknown[] = [];
+  /** Every message the child wrote, in the order it wrote them. */
+  const received: Array<{ id?: unknown; method?: string; params?: { progressToken?: unknown } }> =
+    [];
 
   beforeAll(async () => {
     const transport = new StdioV1(server);
@@ -31,6 +34,15 @@ describe('serveStdio with a 2025-era client (child process)', () => {
     client = new ClientV1({ name: 'stdio-test', version: '1.0.0' });
     client.onerror = (error) => errors.push(error);
     await client.connect(transport);
+    // This client handles a response at once but a notification a microtask later, so a progress
+    // notification read in the same chunk as its response finds its handler already gone
+    // (modelcontextprotocol/typescript-sdk#2580). Handing it one message per macrotask, in order,
+    // is what separate reads would do.
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message) => {
+      received.push(message as (typeof received)[number]);
+      setImmediate(() => deliver(message));
+    };
   });
   afterAll(() => client?.close());
 
@@ -62,6 +74,14 @@ describe('serveStdio with a 2025-era client (child process)', () => {
       { type: 'text', text: JSON.stringify({ text: 'hi', tenantId: 'local' }) },
     ]);
     expect(progress).toEqual([1]);
+    // The server wrote the progress notification before the answer to the call.
+    const notification = received.findIndex(
+      (message) => message.method === 'notifications/progress',
+    );
+    const token = received[notification]?.params?.progressToken;
+    const answer = received.findIndex((message) => !message.method && message.id === token);
+    expect(notification).toBeGreaterThanOrEqual(0);
+    expect(answer).toBeGreaterThan(notification);
   });
 
   it('answers invalid input with an isError VALIDATION_ERROR envelope', async () => {
