@@ -64,6 +64,11 @@ function layer(folder, allowed, packages) {
               message: `${folder} must not import ${packages.join(', ')}.`,
             })),
             {
+              regex: '^@opentelemetry/(?!api$)',
+              message:
+                'lib/ uses the OpenTelemetry API only (an optional peer); the application brings the SDK.',
+            },
+            {
               regex: '^toolwright(/|$)',
               message: 'lib/ imports its own files by relative path, never by the package name.',
             },

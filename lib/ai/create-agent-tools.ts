@@ -89,6 +89,7 @@ function agentTool(invoker: ToolInvoker, compiled: CompiledTool, options: AgentT
         source,
         context: { ...context, toolCallId },
         signal: abortSignal,
+        toolCallId,
       });
       if (result.ok) return result.data;
       throw new AgentToolError(result.error);

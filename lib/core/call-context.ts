@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CallTelemetry } from './telemetry.js';
 import type { ToolCallInfo } from './types.js';
 
 /** What a running call keeps in its own async context. */
@@ -6,6 +7,8 @@ export interface CallFrame {
   readonly call: ToolCallInfo;
   /** The handler's signal: calls made inside this one are cancelled with it. */
   readonly signal: AbortSignal;
+  /** Its span, which the spans of calls made inside it are children of. */
+  readonly telemetry?: CallTelemetry;
 }
 
 const storage = new AsyncLocalStorage<CallFrame>();

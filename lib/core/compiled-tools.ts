@@ -1,16 +1,35 @@
 import type { CompiledTool } from './runner.js';
+import type { ToolTelemetry } from './telemetry.js';
 import type { ToolTransport } from './types.js';
 
 type Lookup = (name: string, transport: ToolTransport) => CompiledTool | undefined;
 
+/** What the surface adapters reach behind an invoker. */
+export interface InvokerInternals {
+  readonly lookup: Lookup;
+  /** The invoker's telemetry, which the MCP endpoint's request spans follow. */
+  readonly telemetry?: ToolTelemetry;
+}
+
 // The compiled tools behind each invoker, for the surface adapters (MCP, agents), which need a
 // tool's schemas and presenters. Kept off the invoker's public API: a compiled tool carries its
 // handler and guards, a way around the pipeline.
-const lookups = new WeakMap<object, Lookup>();
+const internals = new WeakMap<object, InvokerInternals>();
 
 /** Makes an invoker's compiled tools reachable through {@link compiledTool}. */
-export function linkCompiledTools(invoker: object, lookup: Lookup): void {
-  lookups.set(invoker, lookup);
+export function linkCompiledTools(invoker: object, linked: InvokerInternals): void {
+  internals.set(invoker, linked);
+}
+
+/** The internals of an invoker (see {@link linkCompiledTools}); throws for anything else. */
+export function invokerInternals(invoker: object): InvokerInternals {
+  const linked = internals.get(invoker);
+  if (!linked) {
+    throw new TypeError(
+      'Expected a toolwright invoker (createToolInvoker, or the ToolInvoker of an initialised ToolsModule).',
+    );
+  }
+  return linked;
 }
 
 /**
@@ -22,11 +41,5 @@ export function compiledTool(
   name: string,
   transport: ToolTransport,
 ): CompiledTool | undefined {
-  const lookup = lookups.get(invoker);
-  if (!lookup) {
-    throw new TypeError(
-      'Expected a toolwright invoker (createToolInvoker, or the ToolInvoker of an initialised ToolsModule).',
-    );
-  }
-  return lookup(name, transport);
+  return invokerInternals(invoker).lookup(name, transport);
 }

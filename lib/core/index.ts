@@ -46,6 +46,7 @@ export type {
 } from './hooks.js';
 export { currentToolCall } from './call-context.js';
 export type { ToolPrincipal } from './principal.js';
+export type { ToolSpanAttributes, ToolTelemetryOptions } from './telemetry.js';
 export type { ToolSelection } from './tool-selection.js';
 export type {
   Class,

@@ -16,6 +16,7 @@ import { resolveCallContext } from './ambient-context.js';
 import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
 import { toToolError, type ToolResult } from './result.js';
 import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
+import { otel, ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
 import { assertToolSpec, type ToolCall } from './runtime-tool.js';
 import type { ClassTool } from './tool-class.js';
 import {
@@ -68,6 +69,15 @@ export interface ToolInvokerOptions {
   onCallFinished?: (event: ToolCallEvent) => void;
   /** Binds class tools; by default each class is instantiated once with `new`. */
   bind?: ClassToolBinder;
+  /**
+   * OpenTelemetry spans and metrics of every call, emitted when the application registers an
+   * SDK (`@opentelemetry/api` is an optional peer; without an SDK nothing is created). `false`
+   * turns them off. See docs/observability.md.
+   *
+   * @example
+   * createToolInvoker(registry, { telemetry: { attributes: (context) => ({ 'app.tenant.id': context.tenantId as string }) } });
+   */
+  telemetry?: ToolTelemetryOptions | false;
 }
 
 /** Options of one call. */
@@ -94,6 +104,13 @@ export interface InvokeOptions {
    * `presentationOf(result)`; a presenter that throws makes the call an `INTERNAL_SERVER_ERROR`.
    */
   present?: 'mcp' | 'agent';
+  /** The model's id of this tool call, when a model asked for it: the span's `gen_ai.tool.call.id`. */
+  toolCallId?: string;
+  /**
+   * The OpenTelemetry `Context` the call's span is a child of (a job's context extracted from its
+   * message, say). Default: the enclosing call's span, or the active context.
+   */
+  traceContext?: unknown;
 }
 
 /**
@@ -248,6 +265,11 @@ export function createToolInvoker(
   };
 
   const drain = new Drain();
+  const logger = options.logger ?? console;
+  const telemetry =
+    otel && options.telemetry !== false
+      ? new ToolTelemetry(options.telemetry ?? {}, logger)
+      : undefined;
   const settings: RunnerSettings = Object.freeze({
     drain,
     hooks: composeHooks(options.hooks),
@@ -255,7 +277,8 @@ export function createToolInvoker(
     mappers: Object.freeze(
       options.mapError === undefined ? [] : [options.mapError].flat(),
     ) as readonly ErrorMapper[],
-    logger: options.logger ?? console,
+    logger,
+    telemetry,
     logUnexpected: options.logUnexpectedErrors ?? 'error',
     resolveContext: options.resolveContext,
     onCallFinished: options.onCallFinished,
@@ -280,6 +303,8 @@ export function createToolInvoker(
         onProgress: invokeOptions.onProgress,
         onLog: invokeOptions.onLog,
         present: invokeOptions.present,
+        toolCallId: invokeOptions.toolCallId,
+        traceContext: invokeOptions.traceContext,
       };
       return Promise.resolve(runTool(tool, request, settings) as ToolResult<T>);
     } catch (error) {
@@ -308,7 +333,10 @@ export function createToolInvoker(
       surface(transport).byName.get(name)?.descriptor,
     close: (closeOptions?: { graceMs?: number }) => drain.close(closeOptions?.graceMs ?? 10_000),
   });
-  linkCompiledTools(invoker, (name, transport) => surface(transport).byName.get(name));
+  linkCompiledTools(invoker, {
+    lookup: (name, transport) => surface(transport).byName.get(name),
+    telemetry,
+  });
   return invoker;
 }
 

@@ -19,6 +19,7 @@ import { drive, isThenable } from './maybe-async.js';
 import { attachPresentation } from './presentation.js';
 import { insufficientScope, missingScopes, principalOf } from './principal.js';
 import { toFailure, type ToolResult } from './result.js';
+import { withTraceContext, type CallTelemetry, type ToolTelemetry } from './telemetry.js';
 import type { ToolCall, ToolPresenters, ToolSpec } from './runtime-tool.js';
 import type {
   ToolCallInfo,
@@ -52,6 +53,8 @@ export interface RunnerSettings {
   readonly onCallFinished?: (event: ToolCallEvent) => void;
   /** The invoker's running calls, for a graceful shutdown. */
   readonly drain?: Drain;
+  /** Spans and metrics, when telemetry is on and the OpenTelemetry API is installed. */
+  readonly telemetry?: ToolTelemetry;
 }
 
 /** One call as a surface hands it to the runner. */
@@ -65,6 +68,10 @@ export interface CallRequest {
   readonly onLog?: (level: ToolLogLevel, message: string, data?: unknown) => unknown;
   /** Which of the tool's presenters to run on a success, inside the call (its throw is a failure). */
   readonly present?: keyof ToolPresenters;
+  /** The model's tool-call id, when an agent started the call (recorded as `gen_ai.tool.call.id`). */
+  readonly toolCallId?: string;
+  /** The OpenTelemetry context to parent the call's span on (an MCP request's span). */
+  readonly traceContext?: unknown;
 }
 
 /** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
@@ -175,11 +182,28 @@ export function runTool(
   const run = new Run(tool, request, settings, Object.freeze(call));
   // A nested call is cancelled with its parent.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
-  return runInFrame(run, runPipeline, run);
+  const telemetry = settings.telemetry?.startCall({
+    call: run.call,
+    description: tool.descriptor.description,
+    args: request.args,
+    toolCallId: request.toolCallId,
+    parent: request.traceContext,
+    parentSpan: parent?.telemetry?.span,
+  });
+  if (!telemetry) return runInFrame(run, runPipeline, run);
+  run.telemetry = telemetry;
+  // The handler runs in its span's context, so that the spans it makes are the call's children.
+  return telemetry.context
+    ? withTraceContext(telemetry.context, runTracedPipeline, run)
+    : runInFrame(run, runPipeline, run);
 }
 
 function runPipeline(run: Run): ToolResult | Promise<ToolResult> {
   return drive(execute(run));
+}
+
+function runTracedPipeline(run: Run): ToolResult | Promise<ToolResult> {
+  return runInFrame(run, runPipeline, run);
 }
 
 /**
@@ -192,6 +216,7 @@ class Run implements CallFrame, WaitingCall, RunningWork {
   context: ToolContext;
   callerSignal: AbortSignal | undefined;
   presentation: unknown;
+  telemetry?: CallTelemetry;
   #controller?: AbortController;
   abortReason?: ToolError;
   waiter?: { stop(reason: ToolError): void };
@@ -291,6 +316,7 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
   const started = performance.now();
   const { request, settings, name } = run;
   const running = settings.drain?.enter(run);
+  let finished: { result: ToolResult; durationMs: number } | undefined;
   try {
     let outcome: Outcome;
     try {
@@ -301,6 +327,7 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
       outcome = failure(run, error);
     }
     const durationMs = performance.now() - started;
+    finished = { result: outcome.result, durationMs };
 
     // Step 9: `onToolError` (for thrown values), `afterToolCall`, then the event. Each is
     // observed: a throw or rejection is reported and changes nothing.
@@ -331,6 +358,7 @@ function* execute(run: Run): Generator<unknown, ToolResult, unknown> {
     return result;
   } finally {
     if (running) settings.drain!.leave(running);
+    run.telemetry?.end(finished?.result, finished?.durationMs ?? performance.now() - started);
   }
 }
 
@@ -349,6 +377,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   let context = resolveCallContext(settings.resolveContext, request.context);
   if (isThenable(context)) context = (yield context) as ToolContext;
   run.context = context;
+  run.telemetry?.resolved(context);
 
   let args = request.args ?? {};
   for (const before of settings.hooks.before) {
@@ -468,11 +497,12 @@ function failure(run: Run, error: unknown): Outcome {
 function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {
   const { onProgress, onLog } = run.request;
   const { logger } = run.settings;
+  const { telemetry } = run;
   return new HandlerCall(
     input,
     context,
-    progressReporter(logger, run.name, onProgress),
-    handlerLog(logger, run.name, onLog),
+    progressReporter(logger, run.name, telemetry ? telemetry.progressSink(onProgress) : onProgress),
+    handlerLog(logger, run.name, telemetry ? telemetry.logSink(onLog) : onLog),
     run,
   );
 }

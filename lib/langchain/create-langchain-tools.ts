@@ -81,6 +81,7 @@ function langChainTool(
       source,
       context: toolCallId === undefined ? context : { ...context, toolCallId },
       signal: config?.signal,
+      toolCallId,
     });
     if (result.ok) return contentOf(result.data);
     const envelope = JSON.stringify(toErrorEnvelope(result.error));

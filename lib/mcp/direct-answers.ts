@@ -13,6 +13,7 @@ import {
 import { internalErrorResult } from './call-tool-result.js';
 import { abortedOnDisconnect, type HttpRequestLike } from './http-framing.js';
 import type { McpCallChannel, McpToolSurface } from './tool-surface.js';
+import type { McpOutcome, McpRequestSpan } from './telemetry.js';
 
 type Era = 'legacy' | 'modern';
 
@@ -173,7 +174,29 @@ export async function answerDirectly(
   direct: DirectRequest,
   surface: McpToolSurface,
   target: ServerResponse,
-): Promise<void> {
+  span?: McpRequestSpan,
+): Promise<unknown> {
+  if (!span) return answer(direct, surface, target);
+  return traced(answer(direct, surface, target, span), span);
+}
+
+/** Ends a request's span with how its answer ended; an answer that could not be written is a -32603. */
+async function traced(answering: Promise<McpOutcome>, span: McpRequestSpan): Promise<void> {
+  let outcome: McpOutcome = { error: { code: -32603, message: 'Internal error' } };
+  try {
+    outcome = await answering;
+  } finally {
+    span.end(outcome);
+  }
+}
+
+/** Answers a direct request; resolves to how it ended, for its server span. */
+async function answer(
+  direct: DirectRequest,
+  surface: McpToolSurface,
+  target: ServerResponse,
+  span?: McpRequestSpan,
+): Promise<McpOutcome> {
   const { era, id } = direct;
   const serverInfo = surface.settings.options.serverInfo;
   const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
@@ -213,10 +236,10 @@ export async function answerDirectly(
   };
 
   // A refusal the SDK would send as a JSON-RPC error, framed as it frames one.
-  const fail = (error: ProtocolError): void => {
-    write(
-      JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } }),
-    );
+  const fail = (error: ProtocolError): McpOutcome => {
+    const refusal = { code: error.code, message: error.message };
+    write(JSON.stringify({ jsonrpc: '2.0', id, error: refusal }));
+    return { error: refusal };
   };
 
   if (direct.method === 'tools/list') {
@@ -227,7 +250,8 @@ export async function answerDirectly(
       if (error instanceof ProtocolError) return fail(error);
       throw error;
     }
-    return writeListAnswer(direct, tools, surface, target);
+    writeListAnswer(direct, tools, surface, target);
+    return {};
   }
   const controller = abortedOnDisconnect(target);
   const channel: McpCallChannel = {
@@ -242,6 +266,7 @@ export async function answerDirectly(
             target.write(frame({ jsonrpc: '2.0', method, params }));
           }
         : undefined,
+    traceContext: span?.context,
   };
   const { result } = await surface.call(
     era,
@@ -250,6 +275,7 @@ export async function answerDirectly(
     channel,
   );
   send(result as Record<string, unknown>);
+  return result.isError === true ? { toolError: true } : {};
 }
 
 /** A 2026-era result: what the SDK adds to every result, and to a cacheable list. */

@@ -26,6 +26,8 @@ import {
   type HttpRequestLike,
 } from './http-framing.js';
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
+import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
+import { invokerInternals } from '../core/compiled-tools.js';
 import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
 
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
@@ -65,6 +67,8 @@ export class McpHttpEndpoint {
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
+  /** Whether requests get server spans: the invoker's telemetry is on (known once compiled). */
+  private traced = false;
 
   constructor(private readonly settings: McpHttpEndpointSettings) {
     const { allowedHosts, allowedOrigins } = settings.options;
@@ -88,6 +92,7 @@ export class McpHttpEndpoint {
           },
         }),
         cancellation: { caller: () => this.caller(), calls: this.cancellable },
+        network: () => httpNetwork(scope.current),
       });
       const handler = createMcpHandler(surface.serverFactory, {
         legacy: options.protocol === 'modern' ? 'reject' : 'stateless',
@@ -95,6 +100,7 @@ export class McpHttpEndpoint {
         onerror: (error) => logger.debug?.(`MCP request rejected: ${error.message}`),
       });
       this.prepared = { surface, handler };
+      this.traced = invokerInternals(invoker).telemetry !== undefined;
     }
     return this.prepared;
   }
@@ -135,7 +141,7 @@ export class McpHttpEndpoint {
   }
 
   /** Waits for an answer still being written, tracked so that a shutdown lets it finish. */
-  private async awaitAnswer(pending: Promise<void>, target: ServerResponse): Promise<void> {
+  private async awaitAnswer(pending: Promise<unknown>, target: ServerResponse): Promise<void> {
     const answering = this.answering.enter();
     try {
       await pending;
@@ -159,7 +165,7 @@ export class McpHttpEndpoint {
     }
   }
 
-  private serve(request: HttpRequestLike, target: ServerResponse): Promise<void> | void {
+  private serve(request: HttpRequestLike, target: ServerResponse): Promise<unknown> | void {
     if (this.closing) {
       return jsonRpcError(target, 503, -32000, 'Server is shutting down; retry the request.', {
         'retry-after': '1',
@@ -196,10 +202,16 @@ export class McpHttpEndpoint {
       ? directRequest(request, parsedBody, surface, options.protocol)
       : undefined;
     if (direct) {
+      const span = this.traced
+        ? startMcpRequestSpan({ ...direct, network: httpNetwork(request) })
+        : undefined;
       // A list every caller sees needs no request scope and nothing awaited.
       const shared = direct.method === 'tools/list' ? surface.sharedList(direct.era) : undefined;
-      if (shared) return writeListAnswer(direct, shared, surface, target);
-      return scope.run(request, () => answerDirectly(direct, surface, target));
+      if (shared) {
+        writeListAnswer(direct, shared, surface, target);
+        return span?.end();
+      }
+      return scope.run(request, () => answerDirectly(direct, surface, target, span));
     }
     return this.throughSdk(request, parsedBody, handler, target);
   }

@@ -12,6 +12,7 @@ import {
   type McpEndpointOptions,
   type ResolvedMcpEndpointOptions,
 } from './endpoint-options.js';
+import { PIPE_NETWORK } from './telemetry.js';
 import { createMcpServerFactory } from './tool-surface.js';
 
 /** Options of {@link serveStdio}. */
@@ -58,6 +59,7 @@ export function serveInvokerStdio(
     options: endpoint,
     logger,
     context: options.context,
+    network: () => PIPE_NETWORK,
   });
   // The SDK's entry serves a 2026-07-28 opening whatever `legacy` says: a 2025-only server is
   // the 2025-era instance wired to the transport by hand, as the SDK's own legacy arm does.

@@ -7,8 +7,9 @@ import {
   type McpRequestContext,
   type McpServerFactory,
   type Tool,
+  type Transport,
 } from '@modelcontextprotocol/server';
-import { compiledTool } from '../core/compiled-tools.js';
+import { compiledTool, invokerInternals } from '../core/compiled-tools.js';
 import { isThenable } from '../core/maybe-async.js';
 import { normalizeError, ToolError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
@@ -22,6 +23,7 @@ import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
+import { McpTransportSpans, type McpNetwork } from './telemetry.js';
 
 type Era = McpRequestContext['era'];
 
@@ -75,6 +77,8 @@ export interface McpServerFactoryOptions {
   readonly cancellation?: { readonly caller: () => string; readonly calls: CancellableCalls };
   /** The verified principal of the current request, put in every call's context as `principal`. */
   readonly principal?: () => ToolPrincipal | undefined;
+  /** Where the current request came from, for its server span. */
+  readonly network?: () => McpNetwork | undefined;
 }
 
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
@@ -93,6 +97,8 @@ export interface McpCallChannel {
   readonly progressToken?: unknown;
   /** Sends a notification on the request's own stream. */
   readonly notify?: (method: string, params: Record<string, unknown>) => unknown;
+  /** The request's server span context, which the call's span is a child of. */
+  readonly traceContext?: unknown;
 }
 
 /**
@@ -215,6 +221,7 @@ export class McpToolSurface {
             ? AbortSignal.any([channel.signal, tracked.signal])
             : channel.signal,
         present: 'mcp',
+        traceContext: channel.traceContext,
         onProgress: notify && progressSink(notify, channel.progressToken),
         onLog:
           notify &&
@@ -264,11 +271,18 @@ export class McpToolSurface {
 
   /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */
   readonly serverFactory: McpServerFactory = ({ era }) => {
-    const { options, cancellation } = this.settings;
-    const server = new Server(options.serverInfo, {
+    const { options, cancellation, invoker, network } = this.settings;
+    const serverOptions = {
       capabilities: CAPABILITIES,
       ...(options.instructions !== undefined && { instructions: options.instructions }),
-    });
+    };
+    // Server spans follow the invoker's telemetry setting.
+    const spans = invokerInternals(invoker).telemetry
+      ? new McpTransportSpans(network ?? (() => undefined))
+      : undefined;
+    const server = spans
+      ? new TracedServer(spans, options.serverInfo, serverOptions)
+      : new Server(options.serverInfo, serverOptions);
     server.setRequestHandler('tools/list', async () => ({ tools: [...(await this.list(era))] }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const params = request.params as {
@@ -280,6 +294,7 @@ export class McpToolSurface {
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,
         progressToken: params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken,
+        traceContext: spans?.contextOf(ctx.mcpReq.id),
         notify: (method, notificationParams) =>
           method === 'notifications/message'
             ? ctx.mcpReq.log(notificationParams.level as LoggingLevel, notificationParams.data)
@@ -309,6 +324,21 @@ const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
  */
 export function createMcpServerFactory(settings: McpServerFactoryOptions): McpServerFactory {
   return new McpToolSurface(settings).serverFactory;
+}
+
+/** An SDK server whose transport's requests each get a server span. */
+class TracedServer extends Server {
+  constructor(
+    private readonly spans: McpTransportSpans,
+    ...args: ConstructorParameters<typeof Server>
+  ) {
+    super(...args);
+  }
+
+  override connect(transport: Transport): Promise<void> {
+    this.spans.watch(transport);
+    return super.connect(transport);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { compiledTool, linkCompiledTools } from '../core/compiled-tools.js';
+import { invokerInternals, linkCompiledTools } from '../core/compiled-tools.js';
 import type { ErrorMapper } from '../core/errors.js';
 import type { ToolCallEvent, ToolHooks, ToolLogger } from '../core/hooks.js';
 import {
@@ -62,7 +62,7 @@ export class ToolInvoker
     try {
       this.compiled = await this.compile();
       const compiled = this.compiled;
-      linkCompiledTools(this, (name, transport) => compiledTool(compiled, name, transport));
+      linkCompiledTools(this, invokerInternals(compiled));
     } catch (error) {
       if (error instanceof ToolsConfigurationError) throw error;
       throw new ToolsConfigurationError(MESSAGES.invalid((error as Error).message), {
@@ -156,6 +156,7 @@ export class ToolInvoker
       maxDepth: options.maxDepth,
       logger: this.coreLogger(),
       logUnexpectedErrors: options.logUnexpectedErrors,
+      telemetry: options.telemetry,
       resolveContext: resolver && (() => this.requestContextOf(resolver)),
       onCallFinished: (event) => this.finished(event),
     });

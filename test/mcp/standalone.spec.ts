@@ -914,6 +914,8 @@ describe('toolwright/mcp reaches no Nest', () => {
     expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual([
       '@modelcontextprotocol/server',
       '@modelcontextprotocol/server/stdio',
+      // The optional peer, loaded only when installed (lib/core/telemetry.ts).
+      '@opentelemetry/api',
       'jose',
       'rxjs',
       'zod',

@@ -1,6 +1,7 @@
 import type { ErrorMapper } from '../../core/errors.js';
 import type { ToolGuard, ToolHooks, UnexpectedErrorLevel } from '../../core/hooks.js';
 import type { ToolCollection } from '../../core/registry.js';
+import type { ToolTelemetryOptions } from '../../core/telemetry.js';
 import type { Class, ToolContext } from '../../core/types.js';
 import type { McpAuthOptions } from '../../mcp/auth/bearer-auth.js';
 import type { McpOptions } from '../mcp/mcp-options.js';
@@ -76,6 +77,15 @@ export interface ToolsModuleOptions {
    * `@UseInterceptors`, `@UsePipes` and `@UseFilters`. @default false
    */
   globalEnhancers?: boolean;
+  /**
+   * OpenTelemetry spans and metrics: an `execute_tool` span per call on every surface, an MCP
+   * server span per MCP request, and their duration histograms. Emitted only when the
+   * application registers an OpenTelemetry SDK; `false` turns them off. See docs/observability.md.
+   *
+   * @example
+   * ToolsModule.forRoot({ registry, telemetry: { recordArguments: true } })
+   */
+  telemetry?: ToolTelemetryOptions | false;
 }
 
 /** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */

@@ -1,0 +1,311 @@
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type {
+  Attributes,
+  AttributeValue,
+  Context,
+  Histogram,
+  Meter,
+  Span,
+  Tracer,
+  TracerProvider,
+} from '@opentelemetry/api';
+import { report } from './call-sinks.js';
+import type { ToolLogger } from './hooks.js';
+import type { ToolResult } from './result.js';
+import type { ToolCallInfo, ToolContext, ToolLogLevel, ToolProgress } from './types.js';
+
+/**
+ * What toolwright records in the traces and metrics of an application that registers an
+ * OpenTelemetry SDK (see docs/observability.md). Without an SDK nothing is created at all.
+ *
+ * @example
+ * createToolInvoker(registry, {
+ *   telemetry: { recordArguments: true, attributes: (context) => ({ 'app.tenant.id': context.tenantId as string }) },
+ * });
+ */
+export interface ToolTelemetryOptions {
+  /** Record each call's arguments as `gen_ai.tool.call.arguments` (JSON). Personal data: default `false`. */
+  recordArguments?: boolean;
+  /** Record each successful call's data as `gen_ai.tool.call.result` (JSON). Personal data: default `false`. */
+  recordResults?: boolean;
+  /**
+   * Extra attributes of a call's `execute_tool` span, read from its resolved context (a tenant,
+   * a region). Nothing of the principal is recorded unless this function picks it. A function
+   * that throws is logged and recorded nothing.
+   */
+  attributes?: (context: ToolContext, call: ToolCallInfo) => ToolSpanAttributes | undefined;
+}
+
+/** Attribute values {@link ToolTelemetryOptions.attributes} may return; `undefined` ones are left out. */
+export type ToolSpanAttributes = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** The OpenTelemetry API, when the application has it installed (an optional peer dependency). */
+export const otel: typeof OpenTelemetryApi | undefined = await import('@opentelemetry/api').then(
+  (api) => api,
+  () => undefined,
+);
+
+/** The instrumentation scope of every span and instrument. */
+const SCOPE = 'toolwright';
+
+/** The tool-call duration histogram, on every surface (the conventions define none). */
+export const TOOL_DURATION_METRIC = 'toolwright.tool.call.duration';
+/** The MCP conventions' server operation histogram. */
+export const MCP_DURATION_METRIC = 'mcp.server.operation.duration';
+/** The bucket boundaries the MCP conventions give `mcp.server.operation.duration`. */
+export const MCP_DURATION_BUCKETS: readonly number[] = Object.freeze([
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+]);
+/** Finer at the low end: an in-process call often takes well under 10 ms. */
+const TOOL_DURATION_BUCKETS: readonly number[] = Object.freeze([
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+]);
+
+/** The tracer and instruments of the providers registered now; each absent when none is. */
+export interface Instruments {
+  readonly tracer?: Tracer;
+  readonly toolDuration?: Histogram;
+  readonly mcpDuration?: Histogram;
+}
+
+const NO_INSTRUMENTS: Instruments = Object.freeze({});
+
+// The API's own no-op providers: what the global accessors answer while no SDK is registered.
+const NOOP_TRACER_PROVIDER = otel && new otel.ProxyTracerProvider().getDelegate();
+const NOOP_METER = otel?.createNoopMeter();
+
+// Built once per registered provider, so that an SDK registered after the invoker was made (or
+// replaced in a test) is picked up, and a call costs two global lookups when nothing changed.
+let tracing: { provider?: TracerProvider; tracer?: Tracer } = {};
+let metering: { provider?: unknown; toolDuration?: Histogram; mcpDuration?: Histogram } = {};
+
+/** The tracer and instruments of the registered SDK, or none (nothing is created without one). */
+export function currentInstruments(): Instruments {
+  if (!otel) return NO_INSTRUMENTS;
+  const proxy = otel.trace.getTracerProvider() as TracerProvider & {
+    getDelegate?(): TracerProvider;
+  };
+  const provider = proxy.getDelegate?.() ?? proxy;
+  if (provider !== tracing.provider) {
+    tracing = {
+      provider,
+      ...(provider !== NOOP_TRACER_PROVIDER && { tracer: provider.getTracer(SCOPE) }),
+    };
+  }
+  const meterProvider = otel.metrics.getMeterProvider();
+  if (meterProvider !== metering.provider) metering = instrumentsOf(meterProvider);
+  const { tracer } = tracing;
+  const { toolDuration, mcpDuration } = metering;
+  if (!tracer && !toolDuration) return NO_INSTRUMENTS;
+  return { tracer, toolDuration, mcpDuration };
+}
+
+function instrumentsOf(provider: { getMeter(name: string): Meter }): typeof metering {
+  const meter = provider.getMeter(SCOPE);
+  if (meter === NOOP_METER) return { provider };
+  return {
+    provider,
+    toolDuration: meter.createHistogram(TOOL_DURATION_METRIC, {
+      description: 'Duration of a tool call through the toolwright runner, on every surface.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [...TOOL_DURATION_BUCKETS] },
+    }),
+    mcpDuration: meter.createHistogram(MCP_DURATION_METRIC, {
+      description:
+        'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [...MCP_DURATION_BUCKETS] },
+    }),
+  };
+}
+
+/** A value as the JSON string an attribute records, or `undefined` when it has none. */
+export function jsonAttribute(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fields of one call's span that the runner fills in. */
+export interface ToolSpanStart {
+  readonly call: ToolCallInfo;
+  readonly description: string;
+  readonly args: unknown;
+  /** The model's tool-call id, when an agent started the call. */
+  readonly toolCallId?: string;
+  /** An explicit parent (the MCP request's span); else the parent call's span or the active context. */
+  readonly parent?: unknown;
+  /** The span of the call this one runs inside. */
+  readonly parentSpan?: Span;
+}
+
+/**
+ * The telemetry of one invoker: its options, and the span and duration of each call. Made only
+ * when telemetry is on and the API is installed; each call then costs a look at the registered
+ * providers, and nothing more while none is.
+ */
+export class ToolTelemetry {
+  constructor(
+    readonly options: ToolTelemetryOptions,
+    private readonly logger: ToolLogger,
+  ) {}
+
+  /** The span and duration of a call, or `undefined` when no SDK is registered. */
+  startCall(start: ToolSpanStart): CallTelemetry | undefined {
+    const instruments = currentInstruments();
+    if (instruments === NO_INSTRUMENTS) return undefined;
+    return new CallTelemetry(this, instruments, start);
+  }
+
+  /** The extra attributes of a call, from its resolved context; a throw is logged. */
+  contextAttributes(context: ToolContext, call: ToolCallInfo): Attributes | undefined {
+    const pick = this.options.attributes;
+    if (!pick) return undefined;
+    try {
+      return definedAttributes(pick(context, call));
+    } catch (error) {
+      report(this.logger, 'telemetry attributes', call.name, error);
+      return undefined;
+    }
+  }
+}
+
+function definedAttributes(attributes: ToolSpanAttributes | undefined): Attributes | undefined {
+  if (!attributes) return undefined;
+  const defined: Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value !== undefined) defined[key] = value as AttributeValue;
+  }
+  return defined;
+}
+
+/** One call's `execute_tool` span (when a tracer is registered) and its duration. */
+export class CallTelemetry {
+  readonly span?: Span;
+  /** The context the call runs in: its span's, for what the handler traces itself. */
+  readonly context?: Context;
+
+  constructor(
+    private readonly telemetry: ToolTelemetry,
+    private readonly instruments: Instruments,
+    private readonly start: ToolSpanStart,
+  ) {
+    const { tracer } = instruments;
+    if (!tracer || !otel) return;
+    const { call, description, toolCallId, args } = start;
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.name,
+      'gen_ai.tool.call.id': toolCallId ?? call.id,
+      'gen_ai.tool.description': description,
+      'toolwright.call.id': call.id,
+      'toolwright.transport': call.transport,
+      'toolwright.source': call.source,
+      'toolwright.call.depth': call.depth,
+    };
+    if (telemetry.options.recordArguments) {
+      const json = jsonAttribute(args ?? {});
+      if (json !== undefined) attributes['gen_ai.tool.call.arguments'] = json;
+    }
+    const parent = parentContext(start);
+    const span = tracer.startSpan(
+      `execute_tool ${call.name}`,
+      { kind: otel.SpanKind.INTERNAL, attributes },
+      parent,
+    );
+    this.span = span;
+    this.context = otel.trace.setSpan(parent, span);
+  }
+
+  /** Adds the application's attributes once the call's context is resolved. */
+  resolved(context: ToolContext): void {
+    if (!this.span?.isRecording()) return;
+    const extra = this.telemetry.contextAttributes(context, this.start.call);
+    if (extra) this.span.setAttributes(extra);
+  }
+
+  /** A progress report as a span event, then the surface's sink. */
+  progressSink(
+    sink: ((progress: ToolProgress) => unknown) | undefined,
+  ): ((progress: ToolProgress) => unknown) | undefined {
+    const { span } = this;
+    if (!span) return sink;
+    return (progress) => {
+      span.addEvent(
+        'toolwright.progress',
+        definedAttributes({
+          'toolwright.progress.value': progress.progress,
+          'toolwright.progress.total': progress.total,
+          'toolwright.progress.message': progress.message,
+        }),
+      );
+      return sink?.(progress);
+    };
+  }
+
+  /** A handler log line as a span event (its level and message, not its data), then the sink. */
+  logSink(
+    sink: ((level: ToolLogLevel, message: string, data?: unknown) => unknown) | undefined,
+  ): ((level: ToolLogLevel, message: string, data?: unknown) => unknown) | undefined {
+    const { span } = this;
+    if (!span) return sink;
+    return (level, message, data) => {
+      span.addEvent('toolwright.log', {
+        'toolwright.log.level': level,
+        'toolwright.log.message': String(message),
+      });
+      return sink?.(level, message, data);
+    };
+  }
+
+  /**
+   * Ends the span with the call's outcome and records its duration: a failure sets status
+   * ERROR and `error.type` to its code, with its public message only (never a stack).
+   */
+  end(result: ToolResult | undefined, durationMs: number): void {
+    const { span } = this;
+    const { call } = this.start;
+    const errorType = result === undefined ? '_OTHER' : result.ok ? undefined : result.error.code;
+    if (span && otel) {
+      if (errorType !== undefined) {
+        span.setAttribute('error.type', errorType);
+        span.setStatus({
+          code: otel.SpanStatusCode.ERROR,
+          ...(result && !result.ok && { message: result.error.message }),
+        });
+      } else if (result?.ok && this.telemetry.options.recordResults && span.isRecording()) {
+        const json = jsonAttribute(result.data);
+        if (json !== undefined) span.setAttribute('gen_ai.tool.call.result', json);
+      }
+      span.end();
+    }
+    this.instruments.toolDuration?.record(durationMs / 1000, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.name,
+      'toolwright.transport': call.transport,
+      ...(errorType !== undefined && { 'error.type': errorType }),
+    });
+  }
+}
+
+/**
+ * A call's parent: the explicit one (an MCP request's span), else the active context, with the
+ * enclosing call's span put in when the active context is not inside that call's trace (no
+ * context manager is registered, or something on the way lost the async context).
+ */
+function parentContext({ parent, parentSpan }: ToolSpanStart): Context {
+  if (parent !== undefined) return parent as Context;
+  const active = otel!.context.active();
+  if (!parentSpan) return active;
+  const inside = otel!.trace.getSpanContext(active);
+  return inside?.traceId === parentSpan.spanContext().traceId
+    ? active
+    : otel!.trace.setSpan(active, parentSpan);
+}
+
+/** Runs `fn(arg)` with `context` active (for the spans the handler makes itself). */
+export function withTraceContext<A, T>(context: Context, fn: (arg: A) => T, arg: A): T {
+  return otel!.context.with(context, fn, undefined, arg);
+}

@@ -1,0 +1,274 @@
+import type { Attributes, Context, Link, Span } from '@opentelemetry/api';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { currentInstruments, otel, type Instruments } from '../core/telemetry.js';
+import type { HttpRequestLike } from './http-framing.js';
+
+/** Where an MCP request came from, as the network attributes of its span record it. */
+export interface McpNetwork {
+  readonly transport: 'tcp' | 'pipe';
+  /** The HTTP version (`1.1`), on HTTP. */
+  readonly httpVersion?: string;
+  readonly clientAddress?: string;
+  readonly clientPort?: number;
+  /** The `MCP-Protocol-Version` header, on HTTP. */
+  readonly protocolVersionHeader?: string;
+}
+
+/** What a server span is made of: the JSON-RPC request or notification, and where it came from. */
+export interface McpRequestFacts {
+  readonly method: string;
+  readonly id?: unknown;
+  readonly params?: unknown;
+  readonly network?: McpNetwork;
+  /** The version negotiated on the connection (a 2025-era stdio session). */
+  readonly negotiatedVersion?: string;
+}
+
+/** How a request ended: a JSON-RPC error, a tool's `isError` result, a close before any answer, or success. */
+export type McpOutcome =
+  | { readonly error: { readonly code: number; readonly message?: string } }
+  | { readonly toolError: true }
+  | { readonly closed: true }
+  | Record<string, never>;
+
+const SUCCESS: McpOutcome = Object.freeze({});
+
+/** The network of an HTTP request, read from its socket and headers. */
+export function httpNetwork(request: HttpRequestLike | undefined): McpNetwork | undefined {
+  if (!request) return undefined;
+  const raw = request.raw ?? (request as HttpRequestLike & { httpVersion?: string });
+  const socket = raw.socket ?? request.socket;
+  const header = request.headers['mcp-protocol-version'];
+  return {
+    transport: 'tcp',
+    ...((raw as { httpVersion?: string }).httpVersion !== undefined && {
+      httpVersion: (raw as { httpVersion?: string }).httpVersion,
+    }),
+    ...(socket?.remoteAddress !== undefined && { clientAddress: socket.remoteAddress }),
+    ...(socket?.remotePort !== undefined && { clientPort: socket.remotePort }),
+    ...(typeof header === 'string' && { protocolVersionHeader: header }),
+  };
+}
+
+/** The network of a stdio connection. */
+export const PIPE_NETWORK: McpNetwork = Object.freeze({ transport: 'pipe' });
+
+const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
+
+/**
+ * One MCP request's SERVER span (when a tracer is registered) and its
+ * `mcp.server.operation.duration`, by the MCP semantic conventions. Its parent is the trace
+ * context the client put in `params._meta` (with a link to the active one), else the active
+ * context (the HTTP instrumentation's span).
+ */
+export class McpRequestSpan {
+  private readonly span?: Span;
+  /** The context the request's tool call runs in: this span's. */
+  readonly context?: Context;
+  private readonly started = performance.now();
+  private readonly attributes: Attributes;
+  private ended = false;
+
+  constructor(
+    private readonly instruments: Instruments,
+    readonly method: string,
+    facts: McpRequestFacts,
+  ) {
+    const params = (facts.params ?? {}) as { name?: unknown; _meta?: unknown };
+    const meta = isObject(params._meta) ? params._meta : undefined;
+    const toolName = method === 'tools/call' && typeof params.name === 'string' ? params.name : '';
+    const promptName = method === 'prompts/get' && typeof params.name === 'string';
+    const version =
+      (meta && typeof meta[PROTOCOL_VERSION_META_KEY] === 'string'
+        ? (meta[PROTOCOL_VERSION_META_KEY] as string)
+        : undefined) ??
+      facts.network?.protocolVersionHeader ??
+      facts.negotiatedVersion;
+    const network = facts.network;
+    // What the duration histogram records too: nothing of high cardinality.
+    this.attributes = {
+      'mcp.method.name': method,
+      ...(toolName && { 'gen_ai.tool.name': toolName, 'gen_ai.operation.name': 'execute_tool' }),
+      ...(promptName && { 'gen_ai.prompt.name': params.name as string }),
+      ...(version !== undefined && { 'mcp.protocol.version': version }),
+      ...(network && { 'network.transport': network.transport }),
+      ...(network?.httpVersion !== undefined && {
+        'network.protocol.name': 'http',
+        'network.protocol.version': network.httpVersion,
+      }),
+    };
+    const { tracer } = instruments;
+    if (!tracer || !otel) return;
+    const active = otel.context.active();
+    const { parent, links } = parentOf(active, meta);
+    const id = facts.id;
+    const span = tracer.startSpan(
+      toolName ? `${method} ${toolName}` : promptName ? `${method} ${params.name}` : method,
+      {
+        kind: otel.SpanKind.SERVER,
+        attributes: {
+          ...this.attributes,
+          ...((typeof id === 'string' || typeof id === 'number') && {
+            'jsonrpc.request.id': String(id),
+          }),
+          ...(network?.clientAddress !== undefined && {
+            'client.address': network.clientAddress,
+          }),
+          ...(network?.clientPort !== undefined && { 'client.port': network.clientPort }),
+        },
+        ...(links && { links }),
+      },
+      parent,
+    );
+    this.span = span;
+    this.context = otel.trace.setSpan(parent, span);
+  }
+
+  /** Ends the span and records the duration, once; later calls do nothing. */
+  end(outcome: McpOutcome = SUCCESS): void {
+    if (this.ended) return;
+    this.ended = true;
+    const errorType =
+      'error' in outcome
+        ? String(outcome.error.code)
+        : 'toolError' in outcome
+          ? 'tool_error'
+          : 'closed' in outcome
+            ? 'cancelled'
+            : undefined;
+    const outcomeAttributes: Attributes = {
+      ...(errorType !== undefined && { 'error.type': errorType }),
+      ...('error' in outcome && { 'rpc.response.status_code': String(outcome.error.code) }),
+    };
+    const { span } = this;
+    if (span && otel) {
+      if (errorType !== undefined) {
+        span.setAttributes(outcomeAttributes);
+        const message = 'error' in outcome ? outcome.error.message : undefined;
+        span.setStatus({
+          code: otel.SpanStatusCode.ERROR,
+          ...(message !== undefined && { message }),
+        });
+      }
+      span.end();
+    }
+    this.instruments.mcpDuration?.record((performance.now() - this.started) / 1000, {
+      ...this.attributes,
+      ...outcomeAttributes,
+    });
+  }
+}
+
+/** The span of a request or notification, or `undefined` when no SDK is registered. */
+export function startMcpRequestSpan(facts: McpRequestFacts): McpRequestSpan | undefined {
+  const instruments = currentInstruments();
+  if (!instruments.tracer && !instruments.mcpDuration) return undefined;
+  return new McpRequestSpan(instruments, facts.method, facts);
+}
+
+/** The parent of a server span: the client's context from `_meta`, linked to the active one. */
+function parentOf(
+  active: Context,
+  meta: Record<string, unknown> | undefined,
+): { parent: Context; links?: Link[] } {
+  if (!meta || typeof meta.traceparent !== 'string') return { parent: active };
+  const carrier: Record<string, string> = {};
+  for (const key of TRACE_KEYS) {
+    if (typeof meta[key] === 'string') carrier[key] = meta[key] as string;
+  }
+  let extracted: Context;
+  try {
+    extracted = otel!.propagation.extract(active, carrier);
+  } catch {
+    return { parent: active };
+  }
+  const remote = otel!.trace.getSpanContext(extracted);
+  const ambient = otel!.trace.getSpanContext(active);
+  if (!remote || remote === ambient) return { parent: active };
+  return {
+    parent: extracted,
+    ...(ambient && otel!.isSpanContextValid(ambient) && { links: [{ context: ambient }] }),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The server spans of the requests an SDK server handles on one transport: each request and
+ * notification the transport delivers opens one, and the response the server sends for it (or
+ * the transport's close) ends it. Watches the transport before the server connects to it: the
+ * SDK's `connect` keeps the callbacks it finds and calls them first.
+ */
+export class McpTransportSpans {
+  private readonly open = new Map<unknown, McpRequestSpan>();
+  private negotiatedVersion?: string;
+
+  constructor(private readonly network: () => McpNetwork | undefined) {}
+
+  /** The context of a request's span, to parent its tool call on. */
+  contextOf(id: unknown): Context | undefined {
+    return this.open.get(id)?.context;
+  }
+
+  watch(transport: Transport): void {
+    const { onmessage, onclose } = transport;
+    transport.onmessage = (message, extra) => {
+      this.received(message);
+      onmessage?.call(transport, message, extra);
+    };
+    transport.onclose = () => {
+      for (const span of this.open.values()) span.end({ closed: true });
+      this.open.clear();
+      onclose?.call(transport);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      this.sent(message);
+      return send(message, options);
+    };
+  }
+
+  private received(message: JSONRPCMessage): void {
+    const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (typeof method !== 'string') return;
+    const span = startMcpRequestSpan({
+      method,
+      id,
+      params,
+      network: this.network(),
+      negotiatedVersion: this.negotiatedVersion,
+    });
+    if (!span) return;
+    // A notification has no answer: its span covers its delivery.
+    if (id === undefined) span.end();
+    else this.open.set(id, span);
+  }
+
+  private sent(message: JSONRPCMessage): void {
+    const { id, result, error } = message as {
+      id?: unknown;
+      result?: { isError?: unknown; protocolVersion?: unknown };
+      error?: { code: number; message?: string };
+    };
+    if (id === undefined || (result === undefined && error === undefined)) return;
+    const span = this.open.get(id);
+    if (!span) return;
+    this.open.delete(id);
+    if (span.method === 'initialize' && typeof result?.protocolVersion === 'string') {
+      this.negotiatedVersion = result.protocolVersion;
+    }
+    span.end(
+      error
+        ? { error }
+        : span.method === 'tools/call' && result?.isError === true
+          ? { toolError: true }
+          : SUCCESS,
+    );
+  }
+}
