@@ -203,7 +203,7 @@ export class McpHttpEndpoint {
       : undefined;
     if (direct) {
       const span = this.traced
-        ? startMcpRequestSpan({ ...direct, network: httpNetwork(request) })
+        ? startMcpRequestSpan(direct, () => httpNetwork(request))
         : undefined;
       // A list every caller sees needs no request scope and nothing awaited.
       const shared = direct.method === 'tools/list' ? surface.sharedList(direct.era) : undefined;

@@ -18,15 +18,15 @@ export interface McpNetwork {
   readonly protocolVersionHeader?: string;
 }
 
-/** What a server span is made of: the JSON-RPC request or notification, and where it came from. */
-export interface McpRequestFacts {
+/** The JSON-RPC request or notification a server span is made of. */
+export interface McpRequestMessage {
   readonly method: string;
   readonly id?: unknown;
   readonly params?: unknown;
-  readonly network?: McpNetwork;
-  /** The version negotiated on the connection (a 2025-era stdio session). */
-  readonly negotiatedVersion?: string;
 }
+
+/** Where a request came from; read only when a span or metric will record it. */
+export type McpNetworkSource = () => McpNetwork | undefined;
 
 /** How a request ended: a JSON-RPC error, a tool's `isError` result, a close before any answer, or success. */
 export type McpOutcome =
@@ -73,22 +73,34 @@ export class McpRequestSpan {
   private readonly attributes: Attributes;
   private ended = false;
 
+  readonly method: string;
+
+  /** `negotiatedVersion`: the protocol version of the connection (a 2025-era stdio session). */
   constructor(
     private readonly instruments: Instruments,
-    readonly method: string,
-    facts: McpRequestFacts,
+    message: McpRequestMessage,
+    networkSource: McpNetworkSource | undefined,
+    negotiatedVersion: string | undefined,
   ) {
-    const params = (facts.params ?? {}) as { name?: unknown; _meta?: unknown };
+    const method = (this.method = message.method);
+    const params = (message.params ?? {}) as {
+      name?: unknown;
+      _meta?: unknown;
+      protocolVersion?: unknown;
+    };
     const meta = isObject(params._meta) ? params._meta : undefined;
     const toolName = method === 'tools/call' && typeof params.name === 'string' ? params.name : '';
     const promptName = method === 'prompts/get' && typeof params.name === 'string';
+    const network = networkSource?.();
     const version =
       (meta && typeof meta[PROTOCOL_VERSION_META_KEY] === 'string'
         ? (meta[PROTOCOL_VERSION_META_KEY] as string)
         : undefined) ??
-      facts.network?.protocolVersionHeader ??
-      facts.negotiatedVersion;
-    const network = facts.network;
+      network?.protocolVersionHeader ??
+      negotiatedVersion ??
+      (method === 'initialize' && typeof params.protocolVersion === 'string'
+        ? params.protocolVersion
+        : undefined);
     // What the duration histogram records too: nothing of high cardinality.
     this.attributes = {
       'mcp.method.name': method,
@@ -105,7 +117,7 @@ export class McpRequestSpan {
     if (!tracer || !otel) return;
     const active = otel.context.active();
     const { parent, links } = parentOf(active, meta);
-    const id = facts.id;
+    const id = message.id;
     const span = tracer.startSpan(
       toolName ? `${method} ${toolName}` : promptName ? `${method} ${params.name}` : method,
       {
@@ -164,10 +176,14 @@ export class McpRequestSpan {
 }
 
 /** The span of a request or notification, or `undefined` when no SDK is registered. */
-export function startMcpRequestSpan(facts: McpRequestFacts): McpRequestSpan | undefined {
+export function startMcpRequestSpan(
+  message: McpRequestMessage,
+  network?: McpNetworkSource,
+  negotiatedVersion?: string,
+): McpRequestSpan | undefined {
   const instruments = currentInstruments();
   if (!instruments.tracer && !instruments.mcpDuration) return undefined;
-  return new McpRequestSpan(instruments, facts.method, facts);
+  return new McpRequestSpan(instruments, message, network, negotiatedVersion);
 }
 
 /** The parent of a server span: the client's context from `_meta`, linked to the active one. */
@@ -209,7 +225,7 @@ export class McpTransportSpans {
   private readonly open = new Map<unknown, McpRequestSpan>();
   private negotiatedVersion?: string;
 
-  constructor(private readonly network: () => McpNetwork | undefined) {}
+  constructor(private readonly network: McpNetworkSource) {}
 
   /** The context of a request's span, to parent its tool call on. */
   contextOf(id: unknown): Context | undefined {
@@ -237,13 +253,7 @@ export class McpTransportSpans {
   private received(message: JSONRPCMessage): void {
     const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
     if (typeof method !== 'string') return;
-    const span = startMcpRequestSpan({
-      method,
-      id,
-      params,
-      network: this.network(),
-      negotiatedVersion: this.negotiatedVersion,
-    });
+    const span = startMcpRequestSpan({ method, id, params }, this.network, this.negotiatedVersion);
     if (!span) return;
     // A notification has no answer: its span covers its delivery.
     if (id === undefined) span.end();

@@ -23,7 +23,7 @@ import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
-import { McpTransportSpans, type McpNetwork } from './telemetry.js';
+import { McpTransportSpans, type McpNetworkSource } from './telemetry.js';
 
 type Era = McpRequestContext['era'];
 
@@ -78,7 +78,7 @@ export interface McpServerFactoryOptions {
   /** The verified principal of the current request, put in every call's context as `principal`. */
   readonly principal?: () => ToolPrincipal | undefined;
   /** Where the current request came from, for its server span. */
-  readonly network?: () => McpNetwork | undefined;
+  readonly network?: McpNetworkSource;
 }
 
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
