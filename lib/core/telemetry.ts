@@ -152,11 +152,24 @@ export class ToolTelemetry {
     private readonly logger: ToolLogger,
   ) {}
 
-  /** The span and duration of a call, or `undefined` when no SDK is registered. */
+  /**
+   * The span and duration of a call, or `undefined` when no SDK is registered. Never throws: an
+   * SDK that fails to start a span is logged, and the call runs untraced.
+   */
   startCall(start: ToolSpanStart): CallTelemetry | undefined {
     const instruments = currentInstruments();
     if (instruments === NO_INSTRUMENTS) return undefined;
-    return new CallTelemetry(this, instruments, start);
+    try {
+      return new CallTelemetry(this, instruments, start);
+    } catch (error) {
+      this.failed(start.call.name, error);
+      return undefined;
+    }
+  }
+
+  /** Reports an SDK failure; telemetry never changes a call's outcome. */
+  failed(name: string, error: unknown): void {
+    report(this.logger, 'telemetry', name, error);
   }
 
   /** The extra attributes of a call, from its resolved context; a throw is logged. */
@@ -221,9 +234,15 @@ export class CallTelemetry {
 
   /** Adds the application's attributes once the call's context is resolved. */
   resolved(context: ToolContext): void {
-    if (!this.span?.isRecording()) return;
+    const { span } = this;
+    if (!span?.isRecording()) return;
     const extra = this.telemetry.contextAttributes(context, this.start.call);
-    if (extra) this.span.setAttributes(extra);
+    if (!extra) return;
+    try {
+      span.setAttributes(extra);
+    } catch (error) {
+      this.telemetry.failed(this.start.call.name, error);
+    }
   }
 
   /** A progress report as a span event, then the surface's sink. */
@@ -265,6 +284,14 @@ export class CallTelemetry {
    * ERROR and `error.type` to its code, with its public message only (never a stack).
    */
   end(result: ToolResult | undefined, durationMs: number): void {
+    try {
+      this.record(result, durationMs);
+    } catch (error) {
+      this.telemetry.failed(this.start.call.name, error);
+    }
+  }
+
+  private record(result: ToolResult | undefined, durationMs: number): void {
     const { span } = this;
     const { call } = this.start;
     const errorType = result === undefined ? '_OTHER' : result.ok ? undefined : result.error.code;
@@ -296,7 +323,10 @@ export class CallTelemetry {
  * context manager is registered, or something on the way lost the async context).
  */
 function parentContext({ parent, parentSpan }: ToolSpanStart): Context {
-  if (parent !== undefined) return parent as Context;
+  // An explicit parent that is not a Context (`null` from a message that carried none) is ignored.
+  if (typeof (parent as Context | null | undefined)?.getValue === 'function') {
+    return parent as Context;
+  }
   const active = otel!.context.active();
   if (!parentSpan) return active;
   const inside = otel!.trace.getSpanContext(active);

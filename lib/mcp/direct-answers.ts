@@ -275,6 +275,8 @@ async function answer(
     channel,
   );
   send(result as Record<string, unknown>);
+  // A client gone before the answer ended the request, as on the SDK path.
+  if (controller.signal.aborted) return { closed: true };
   return result.isError === true ? { toolError: true } : {};
 }
 

@@ -28,6 +28,7 @@ import {
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
 import { invokerInternals } from '../core/compiled-tools.js';
+import type { ToolTelemetry } from '../core/telemetry.js';
 import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
 
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
@@ -67,8 +68,8 @@ export class McpHttpEndpoint {
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
-  /** Whether requests get server spans: the invoker's telemetry is on (known once compiled). */
-  private traced = false;
+  /** The invoker's telemetry, when on: requests get server spans (known once compiled). */
+  private telemetry?: ToolTelemetry;
 
   constructor(private readonly settings: McpHttpEndpointSettings) {
     const { allowedHosts, allowedOrigins } = settings.options;
@@ -100,7 +101,7 @@ export class McpHttpEndpoint {
         onerror: (error) => logger.debug?.(`MCP request rejected: ${error.message}`),
       });
       this.prepared = { surface, handler };
-      this.traced = invokerInternals(invoker).telemetry !== undefined;
+      this.telemetry = invokerInternals(invoker).telemetry;
     }
     return this.prepared;
   }
@@ -202,8 +203,9 @@ export class McpHttpEndpoint {
       ? directRequest(request, parsedBody, surface, options.protocol)
       : undefined;
     if (direct) {
-      const span = this.traced
-        ? startMcpRequestSpan(direct, () => httpNetwork(request))
+      const { telemetry } = this;
+      const span = telemetry
+        ? startMcpRequestSpan(telemetry, direct, surface.catalog, () => httpNetwork(request))
         : undefined;
       // A list every caller sees needs no request scope and nothing awaited.
       const shared = direct.method === 'tools/list' ? surface.sharedList(direct.era) : undefined;

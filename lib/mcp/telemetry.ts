@@ -4,7 +4,12 @@ import {
   type JSONRPCMessage,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { currentInstruments, otel, type Instruments } from '../core/telemetry.js';
+import {
+  currentInstruments,
+  otel,
+  type Instruments,
+  type ToolTelemetry,
+} from '../core/telemetry.js';
 import type { HttpRequestLike } from './http-framing.js';
 
 /** Where an MCP request came from, as the network attributes of its span record it. */
@@ -27,6 +32,48 @@ export interface McpRequestMessage {
 
 /** Where a request came from; read only when a span or metric will record it. */
 export type McpNetworkSource = () => McpNetwork | undefined;
+
+/** Whether the server has a tool (or prompt) of a name a request gives. */
+export type McpCatalog = (kind: 'tool' | 'prompt', name: string) => boolean;
+
+/**
+ * The methods of the MCP revisions served, as the conventions name them. Any other method a
+ * client sends is recorded as `_OTHER`, so that made-up methods cannot grow a metric's series.
+ */
+const MCP_METHODS: ReadonlySet<string> = new Set([
+  'completion/complete',
+  'elicitation/create',
+  'initialize',
+  'logging/setLevel',
+  'notifications/cancelled',
+  'notifications/initialized',
+  'notifications/message',
+  'notifications/progress',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/roots/list_changed',
+  'notifications/tools/list_changed',
+  'ping',
+  'prompts/get',
+  'prompts/list',
+  'resources/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/templates/list',
+  'resources/unsubscribe',
+  'roots/list',
+  'sampling/createMessage',
+  'server/discover',
+  'subscriptions/listen',
+  'tasks/cancel',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'tasks/update',
+  'tools/call',
+  'tools/list',
+]);
 
 /** How a request ended: a JSON-RPC error, a tool's `isError` result, a close before any answer, or success. */
 export type McpOutcome =
@@ -75,22 +122,30 @@ export class McpRequestSpan {
 
   readonly method: string;
 
-  /** `negotiatedVersion`: the protocol version of the connection (a 2025-era stdio session). */
+  /**
+   * `catalog` says which tool and prompt names exist: only those name the span and go on the
+   * metric. `negotiatedVersion`: the protocol version of the connection (a 2025-era stdio session).
+   */
   constructor(
+    private readonly telemetry: ToolTelemetry,
     private readonly instruments: Instruments,
     message: McpRequestMessage,
+    catalog: McpCatalog,
     networkSource: McpNetworkSource | undefined,
     negotiatedVersion: string | undefined,
   ) {
-    const method = (this.method = message.method);
+    this.method = message.method;
+    const method = MCP_METHODS.has(message.method) ? message.method : '_OTHER';
     const params = (message.params ?? {}) as {
       name?: unknown;
       _meta?: unknown;
       protocolVersion?: unknown;
     };
     const meta = isObject(params._meta) ? params._meta : undefined;
-    const toolName = method === 'tools/call' && typeof params.name === 'string' ? params.name : '';
-    const promptName = method === 'prompts/get' && typeof params.name === 'string';
+    const kind = method === 'tools/call' ? 'tool' : method === 'prompts/get' ? 'prompt' : undefined;
+    const target = kind && typeof params.name === 'string' ? params.name : undefined;
+    const known = target !== undefined && catalog(kind!, target);
+    const nameKey = kind === 'tool' ? 'gen_ai.tool.name' : 'gen_ai.prompt.name';
     const network = networkSource?.();
     const version =
       (meta && typeof meta[PROTOCOL_VERSION_META_KEY] === 'string'
@@ -101,11 +156,11 @@ export class McpRequestSpan {
       (method === 'initialize' && typeof params.protocolVersion === 'string'
         ? params.protocolVersion
         : undefined);
-    // What the duration histogram records too: nothing of high cardinality.
+    // What the duration histogram records too: nothing a client can vary at will.
     this.attributes = {
       'mcp.method.name': method,
-      ...(toolName && { 'gen_ai.tool.name': toolName, 'gen_ai.operation.name': 'execute_tool' }),
-      ...(promptName && { 'gen_ai.prompt.name': params.name as string }),
+      ...(kind === 'tool' && { 'gen_ai.operation.name': 'execute_tool' }),
+      ...(known && { [nameKey]: target }),
       ...(version !== undefined && { 'mcp.protocol.version': version }),
       ...(network && { 'network.transport': network.transport }),
       ...(network?.httpVersion !== undefined && {
@@ -119,11 +174,13 @@ export class McpRequestSpan {
     const { parent, links } = parentOf(active, meta);
     const id = message.id;
     const span = tracer.startSpan(
-      toolName ? `${method} ${toolName}` : promptName ? `${method} ${params.name}` : method,
+      known ? `${method} ${target}` : method,
       {
         kind: otel.SpanKind.SERVER,
         attributes: {
           ...this.attributes,
+          // A name no tool or prompt has stays on the span, where it says what the client asked.
+          ...(target !== undefined && !known && { [nameKey]: target }),
           ...((typeof id === 'string' || typeof id === 'number') && {
             'jsonrpc.request.id': String(id),
           }),
@@ -140,10 +197,18 @@ export class McpRequestSpan {
     this.context = otel.trace.setSpan(parent, span);
   }
 
-  /** Ends the span and records the duration, once; later calls do nothing. */
+  /** Ends the span and records the duration, once; later calls do nothing. Never throws. */
   end(outcome: McpOutcome = SUCCESS): void {
     if (this.ended) return;
     this.ended = true;
+    try {
+      this.record(outcome);
+    } catch (error) {
+      this.telemetry.failed(this.method, error);
+    }
+  }
+
+  private record(outcome: McpOutcome): void {
     const errorType =
       'error' in outcome
         ? String(outcome.error.code)
@@ -175,15 +240,25 @@ export class McpRequestSpan {
   }
 }
 
-/** The span of a request or notification, or `undefined` when no SDK is registered. */
+/**
+ * The span of a request or notification under an invoker's telemetry, or `undefined` when no
+ * SDK is registered. Never throws: an SDK that fails is logged, and the request goes untraced.
+ */
 export function startMcpRequestSpan(
+  telemetry: ToolTelemetry,
   message: McpRequestMessage,
+  catalog: McpCatalog,
   network?: McpNetworkSource,
   negotiatedVersion?: string,
 ): McpRequestSpan | undefined {
   const instruments = currentInstruments();
   if (!instruments.tracer && !instruments.mcpDuration) return undefined;
-  return new McpRequestSpan(instruments, message, network, negotiatedVersion);
+  try {
+    return new McpRequestSpan(telemetry, instruments, message, catalog, network, negotiatedVersion);
+  } catch (error) {
+    telemetry.failed(message.method, error);
+    return undefined;
+  }
 }
 
 /** The parent of a server span: the client's context from `_meta`, linked to the active one. */
@@ -225,7 +300,11 @@ export class McpTransportSpans {
   private readonly open = new Map<unknown, McpRequestSpan>();
   private negotiatedVersion?: string;
 
-  constructor(private readonly network: McpNetworkSource) {}
+  constructor(
+    private readonly telemetry: ToolTelemetry,
+    private readonly catalog: McpCatalog,
+    private readonly network: McpNetworkSource,
+  ) {}
 
   /** The context of a request's span, to parent its tool call on. */
   contextOf(id: unknown): Context | undefined {
@@ -253,7 +332,13 @@ export class McpTransportSpans {
   private received(message: JSONRPCMessage): void {
     const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
     if (typeof method !== 'string') return;
-    const span = startMcpRequestSpan({ method, id, params }, this.network, this.negotiatedVersion);
+    const span = startMcpRequestSpan(
+      this.telemetry,
+      { method, id, params },
+      this.catalog,
+      this.network,
+      this.negotiatedVersion,
+    );
     if (!span) return;
     // A notification has no answer: its span covers its delivery.
     if (id === undefined) span.end();

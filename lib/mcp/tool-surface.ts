@@ -23,7 +23,7 @@ import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
-import { McpTransportSpans, type McpNetworkSource } from './telemetry.js';
+import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
 
 type Era = McpRequestContext['era'];
 
@@ -264,6 +264,9 @@ export class McpToolSurface {
     return Object.assign(notify, { pending });
   }
 
+  /** Which names a request's span may record on metrics: the tools exposed on MCP. */
+  readonly catalog: McpCatalog = (kind, name) => kind === 'tool' && this.tools.has(name);
+
   /** Whether the endpoint may answer a call of this tool without the SDK (decided once). */
   answersDirectly(name: string): boolean {
     return this.direct.has(name);
@@ -277,8 +280,9 @@ export class McpToolSurface {
       ...(options.instructions !== undefined && { instructions: options.instructions }),
     };
     // Server spans follow the invoker's telemetry setting.
-    const spans = invokerInternals(invoker).telemetry
-      ? new McpTransportSpans(network ?? (() => undefined))
+    const { telemetry } = invokerInternals(invoker);
+    const spans = telemetry
+      ? new McpTransportSpans(telemetry, this.catalog, network ?? (() => undefined))
       : undefined;
     const server = spans
       ? new TracedServer(spans, options.serverInfo, serverOptions)
