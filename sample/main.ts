@@ -2,6 +2,9 @@
  * The help desk sample: `npm run sample` builds it and starts it on PORT (default 3000).
  */
 import 'reflect-metadata';
+// Starts OpenTelemetry before the app is created, when OTEL_EXPORTER_OTLP_ENDPOINT or
+// HELPDESK_TRACE=1 is set (sample/telemetry.ts).
+import './telemetry.js';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { resolve } from 'node:path';
