@@ -17,8 +17,19 @@
  * sequential (one call at a time, keep-alive connection), on each protocol era, interleaved the
  * same way. A loopback call includes the client's own HTTP work, done in this process too.
  *
- * Run with `npm run bench:core`. It prints figures only; it asserts correctness, never timings.
- * Tune with BENCH_SLICE_MS (default 300) and BENCH_ROUNDS (default 8).
+ * With BENCH_OTEL=1, each comparison gets the same paths with an OpenTelemetry SDK registered
+ * (`src/shared/otel.ts`: a BatchSpanProcessor over an in-memory exporter, metrics read every
+ * second), interleaved with the rest in the same run: the SDK is registered right before each of
+ * their slices and unregistered right after, so every other path runs as without an SDK. It
+ * prints each one's throughput over the same path's without the SDK: what an `execute_tool`
+ * span and a `toolwright.tool.call.duration` record cost an in-process call (plus, over
+ * loopback, the request's SERVER span and `mcp.server.operation.duration` record), then checks
+ * that the SDK exported a span and a record for every call it saw. Without BENCH_OTEL nothing
+ * of the SDK is loaded, and the figures are the same as before.
+ *
+ * Run with `npm run bench:core` (about 20 s; 35 s with BENCH_OTEL=1). It prints figures only; it
+ * asserts correctness, never timings. Tune with BENCH_SLICE_MS (default 300) and BENCH_ROUNDS
+ * (default 8).
  */
 import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -33,6 +44,12 @@ import { ToolInvoker, ToolsModule, createToolInvoker, defineRuntimeTool } from '
 
 const SLICE_MS = positiveInt(process.env.BENCH_SLICE_MS, 300);
 const ROUNDS = positiveInt(process.env.BENCH_ROUNDS, 8);
+/** The SDK of the BENCH_OTEL paths, registered only around their slices; none without BENCH_OTEL. */
+const telemetry =
+  process.env.BENCH_OTEL && process.env.BENCH_OTEL !== '0'
+    ? (await import('./src/shared/otel.js')).registerTelemetry({ answerAtOnce: true })
+    : undefined;
+telemetry?.disable();
 const WARMUP_ROUNDS = 3;
 /** Calls between two clock reads, so that reading the clock costs next to nothing. */
 const CHUNK = 64;
@@ -110,6 +127,63 @@ async function invokerCall(): Promise<void> {
 
 type Call = () => Promise<void>;
 
+/** A measured path: its label, one call, and whether it runs with the OpenTelemetry SDK. */
+type Path = readonly [label: string, call: Call, sdk?: boolean];
+
+/** The same path with the SDK registered (BENCH_OTEL), under another label. */
+const withSdk = (label: string, [, call]: Path): Path => [label, call, true];
+
+/** Calls made with the SDK registered: every one must have its span and duration record. */
+let sdkCalls = 0;
+let sdkRequests = 0;
+
+/** One slice of a path, with the SDK registered around it when the path asks for it. */
+async function slicePath(
+  [, call, sdk]: Path,
+  ms: number,
+  http = false,
+): Promise<{ calls: number; rate: number }> {
+  if (!sdk) return slice(call, ms);
+  telemetry!.enable();
+  try {
+    const measured = await slice(call, ms);
+    sdkCalls += measured.calls;
+    if (http) sdkRequests += measured.calls;
+    return measured;
+  } finally {
+    telemetry!.disable();
+  }
+}
+
+/**
+ * After the SDK paths: the SDK must have exported one `execute_tool` span and one duration
+ * record per call made while it was registered (and, over loopback, a SERVER span and an MCP
+ * duration record per request): one that saw nothing, or dropped spans, measured nothing.
+ */
+async function verifyTelemetry(what: string): Promise<void> {
+  if (!telemetry) return;
+  await telemetry.flush();
+  const counts = telemetry.counts();
+  const expected: Array<[number, number, string]> = [
+    [counts.toolSpans, sdkCalls, 'execute_tool spans'],
+    [counts.toolDurations, sdkCalls, 'toolwright.tool.call.duration records'],
+    [counts.serverSpans, sdkRequests, 'SERVER spans'],
+    [counts.mcpDurations, sdkRequests, 'mcp.server.operation.duration records'],
+  ];
+  console.log(
+    `OpenTelemetry SDK, ${what}: ${expected.map(([got, , name]) => `${got.toLocaleString('en-US')} ${name}`).join(', ')} ` +
+      `for ${sdkCalls.toLocaleString('en-US')} calls with the SDK registered ` +
+      `(${sdkRequests.toLocaleString('en-US')} over loopback)`,
+  );
+  const short = expected.filter(([got, want]) => got < want);
+  if (short.length > 0) {
+    for (const [got, want, name] of short) {
+      console.error(`correctness check failed: ${got} ${name} for ${want} calls with the SDK`);
+    }
+    process.exit(1);
+  }
+}
+
 /** Runs `call` back to back for at least `ms`; returns how many calls ran and calls per second. */
 async function slice(call: Call, ms: number): Promise<{ calls: number; rate: number }> {
   let calls = 0;
@@ -155,17 +229,19 @@ async function verify(): Promise<void> {
 async function main(): Promise<void> {
   await verify();
 
-  const paths: Array<[string, Call]> = [
+  const invokerPath: Path = ["invoker   invoke('bench_echo', …)", invokerCall];
+  const paths: Path[] = [
     ['baseline  parse → handler → parse', baselineCall],
     ['floor     the same, with frame + hook', floorCall],
-    ["invoker   invoke('bench_echo', …)", invokerCall],
+    invokerPath,
+    ...(telemetry ? [withSdk('invoker   the same, OpenTelemetry SDK on', invokerPath)] : []),
   ];
   console.log(
     `bench:core — node ${process.version}, ${WARMUP_ROUNDS} warm-up + ${ROUNDS} rounds of ` +
-      `${SLICE_MS} ms per path, interleaved (baseline, floor, invoker)`,
+      `${SLICE_MS} ms per path, interleaved (baseline, floor, invoker${telemetry ? ', invoker with the SDK' : ''})`,
   );
   for (let round = 0; round < WARMUP_ROUNDS; round++) {
-    for (const [, call] of paths) await slice(call, SLICE_MS);
+    for (const path of paths) await slicePath(path, SLICE_MS);
   }
 
   const hooksBefore = hookRuns;
@@ -173,14 +249,14 @@ async function main(): Promise<void> {
   const calls = paths.map(() => 0);
   const rates: number[][] = paths.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [index, [, call]] of paths.entries()) {
-      const measured = await slice(call, SLICE_MS);
+    for (const [index, path] of paths.entries()) {
+      const measured = await slicePath(path, SLICE_MS);
       rates[index].push(measured.rate);
       calls[index] += measured.calls;
     }
   }
   for (const [ran, expected, what] of [
-    [hookRuns - hooksBefore, calls[2], 'afterToolCall'],
+    [hookRuns - hooksBefore, calls[2] + (calls[3] ?? 0), 'afterToolCall'],
     [floorHookRuns - floorHooksBefore, calls[1], "the floor's hook"],
   ] as const) {
     if (ran !== expected) {
@@ -218,12 +294,20 @@ async function main(): Promise<void> {
   console.log(
     `invoker / floor                          ${pct(inv / floor)}   (per round: ${(paired(2, 1) * 100).toFixed(1)}%)`,
   );
+  if (telemetry) {
+    const sdk = medians[3];
+    console.log(
+      `invoker with the SDK / invoker           ${pct(sdk / inv)}   (per round: ${(paired(3, 2) * 100).toFixed(1)}%; ` +
+        `${(1e6 / sdk - 1e6 / inv).toFixed(2)} µs more per call: its execute_tool span and duration record)`,
+    );
+  }
   console.log('');
   console.log(
     `goal: invoker keeps at least ${GOAL * 100}% of the baseline's throughput — ` +
       `${ratio >= GOAL ? 'PASS' : 'BELOW'} (${(ratio * 100).toFixed(1)}%)`,
   );
   if (sink === 0) console.log('(sink empty)');
+  await verifyTelemetry('in-process invoke');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,25 +430,40 @@ async function loopback(): Promise<void> {
       if (text !== ARGS.text) throw new Error(`tools/call answered ${String(text)}`);
       sink += text.length;
     };
-  const paths: Array<[string, Call]> = [
+  const plainPaths: Path[] = [
     ["invoke   ToolInvoker.invoke('bench_echo')", invokeCall],
     [`tools/call over loopback, ${version}`, httpCall(legacy)],
     ['tools/call over loopback, 2026-07-28', httpCall(modern)],
   ];
+  // With BENCH_OTEL, each path again with the SDK registered, after the three without.
+  const paths: Path[] = [
+    ...plainPaths,
+    ...(telemetry
+      ? [
+          withSdk('invoke   the same, OpenTelemetry SDK on', plainPaths[0]),
+          withSdk(`tools/call over loopback, ${version} + SDK`, plainPaths[1]),
+          withSdk('tools/call over loopback, 2026-07-28 + SDK', plainPaths[2]),
+        ]
+      : []),
+  ];
+  const isHttp = (index: number) => index % plainPaths.length !== 0;
   try {
-    for (const [, call] of paths) await call(); // correctness first: each throws on a wrong answer
+    for (const [, call] of plainPaths) await call(); // correctness first: each throws on a wrong answer
     console.log('');
     console.log(
       `in-process invoke against one MCP tools/call over loopback (Nest + Express, same process, ` +
-        `sequential) — ${WARMUP_ROUNDS} warm-up + ${ROUNDS} rounds of ${SLICE_MS} ms per path`,
+        `sequential) — ${WARMUP_ROUNDS} warm-up + ${ROUNDS} rounds of ${SLICE_MS} ms per path` +
+        (telemetry ? ', each with and without the OpenTelemetry SDK' : ''),
     );
     for (let round = 0; round < WARMUP_ROUNDS; round++) {
-      for (const [, call] of paths) await slice(call, SLICE_MS);
+      for (const [index, path] of paths.entries()) {
+        await slicePath(path, SLICE_MS, isHttp(index));
+      }
     }
     const rates: number[][] = paths.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [index, [, call]] of paths.entries()) {
-        rates[index].push((await slice(call, SLICE_MS)).rate);
+      for (const [index, path] of paths.entries()) {
+        rates[index].push((await slicePath(path, SLICE_MS, isHttp(index))).rate);
       }
     }
     const medians = rates.map(median);
@@ -382,6 +481,22 @@ async function loopback(): Promise<void> {
           `   (median of the per-round ratios: ${paired.toFixed(1)}×)`,
       );
     }
+    if (telemetry) {
+      console.log('');
+      console.log(
+        'with the SDK / without (throughput)           median   per round   µs more per call',
+      );
+      for (const index of plainPaths.keys()) {
+        const sdk = index + plainPaths.length;
+        const paired = median(rates[sdk].map((value, round) => value / rates[index][round]));
+        console.log(
+          `${plainPaths[index][0].padEnd(42)} ${`${((medians[sdk] / medians[index]) * 100).toFixed(1)}%`.padStart(9)}` +
+            `${`${(paired * 100).toFixed(1)}%`.padStart(12)}` +
+            `${(1e6 / medians[sdk] - 1e6 / medians[index]).toFixed(1).padStart(19)}`,
+        );
+      }
+    }
+    await verifyTelemetry('in-process invoke and loopback');
   } finally {
     agent.destroy();
     await app.close();

@@ -101,6 +101,8 @@ export interface CellTarget {
   readonly settings: CellSettings;
   /** The scenarios measured on this server (every one when absent). */
   readonly scenarios?: readonly Scenario[];
+  /** A check after each of this server's cells, outside the measured window; throws to fail. */
+  readonly afterCell?: (scenario: Scenario, era: Era, run: CellRun) => Promise<void>;
 }
 
 /**
@@ -121,12 +123,9 @@ export async function runRound(
         const requests = target.requests[era];
         if (!requests || (target.scenarios && !target.scenarios.includes(scenario))) continue;
         const { server, settings } = target;
-        record(
-          target,
-          scenario,
-          era,
-          await runCell(server, round, scenario, era, requests[scenario], settings),
-        );
+        const run = await runCell(server, round, scenario, era, requests[scenario], settings);
+        await target.afterCell?.(scenario, era, run);
+        record(target, scenario, era, run);
       }
     }
   }

@@ -20,8 +20,9 @@
  * starts, which also warms what every cell shares: both Nest servers keep getting faster for
  * several seconds of load after they start), BENCH_DURATION_S (4), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
- * toolwright-fastify, rekog, sdk by default; toolwright-express-auth and toolwright-fastify-auth
- * only when named), BENCH_NODE_OPTIONS (node flags for the servers).
+ * toolwright-fastify, rekog, sdk by default; toolwright-express-auth, toolwright-fastify-auth,
+ * toolwright-express-otel and toolwright-fastify-otel only when named), BENCH_NODE_OPTIONS (node
+ * flags for the servers).
  *
  * The `-auth` targets are the same toolwright servers with `mcp.auth` on, measured on the
  * `tools/call echo` cells only: the harness runs a small issuer (`issuer.ts`), every request
@@ -29,6 +30,13 @@
  * each such server must refuse a request without a token and one with a forged token. The
  * report compares their CPU per answer with the same server's without sign-in, measured in the
  * same rounds (goal: at most 1.25×).
+ *
+ * The `-otel` targets (toolwright-express-otel, toolwright-fastify-otel, only when named) are the
+ * same toolwright servers with an OpenTelemetry SDK registered (`TELEMETRY=memory`: in-memory
+ * exporters, see `shared/otel.ts`), measured on every cell. After it starts and after each of its
+ * cells, the harness asks such a server what its SDK exported (`telemetry.ts`): every measured
+ * answer must have had its spans and histogram records. The report compares their CPU per answer
+ * with the same server's without the SDK, measured in the same rounds.
  */
 import { DEFAULT_TOOL_COUNT } from '../shared/tools.js';
 import {
@@ -67,6 +75,7 @@ import {
 import { CLK_TCK, startServer, type ServerSpec } from './server-process.js';
 import { assertSignsIn, authEnv, eraWithBearer, startIssuer, type Issuer } from './issuer.js';
 import { ALL_TARGETS, type BenchTarget } from './targets.js';
+import { watchTelemetry } from './telemetry.js';
 
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1.5);
 const FIRST_WARMUP_S = envNumber('BENCH_FIRST_WARMUP_S', 8);
@@ -156,11 +165,16 @@ async function startTarget(
       '2025': sign(requests2025(version)),
       '2026': modernOk ? sign(modern.requests) : undefined,
     };
+    const telemetry = target.telemetry ? await watchTelemetry(server) : undefined;
     return {
       server,
       requests,
       settings: SETTINGS,
       ...(target.scenarios && { scenarios: target.scenarios }),
+      ...(telemetry && {
+        afterCell: (scenario: Scenario, era: Era, run: CellRun) =>
+          telemetry(scenario, era, run.load.requests),
+      }),
     };
   } catch (error) {
     await server.stop();
@@ -299,6 +313,80 @@ function report(targets: readonly BenchTarget[]): void {
   );
   if (hasBaseline) verdicts(targets);
   authRatios(targets);
+  telemetryRatios(targets);
+}
+
+/** Each variant target (sign-in, telemetry) with the plain server it is compared with, if it runs. */
+function variantPairs(
+  targets: readonly BenchTarget[],
+  kind: (target: BenchTarget) => boolean | undefined,
+): Array<readonly [BenchTarget, BenchTarget]> {
+  return targets.flatMap((target) => {
+    const plain = target.plain
+      ?.map((id) => targets.find((other) => other.id === id))
+      .find((other) => other !== undefined);
+    return kind(target) && plain ? [[target, plain] as const] : [];
+  });
+}
+
+/**
+ * A variant's CPU per answer over its plain server's in one cell, both measured in the same
+ * rounds: the ratio of the medians, the difference, and each round's own ratio (whose cells ran
+ * back to back); `undefined` when either was not measured.
+ */
+function cpuComparison(
+  variant: BenchTarget,
+  plain: BenchTarget,
+  scenario: Scenario,
+  era: Era,
+): { ratio: number; text: string } | undefined {
+  const mine = summarise(variant.id, scenario, era);
+  const base = summarise(plain.id, scenario, era);
+  if (!mine || !base) return undefined;
+  const r = mine.cpuUs / base.cpuUs;
+  const rounds = (runs.get(cellKey(variant.id, scenario, era)) ?? []).flatMap((run) => {
+    const other = runs
+      .get(cellKey(plain.id, scenario, era))
+      ?.find((candidate) => candidate.round === run.round);
+    return other ? [ratio(run.load.cpuUsPerRequest / other.load.cpuUsPerRequest)] : [];
+  });
+  return {
+    ratio: r,
+    text:
+      `${ratio(r)} (${fixed(mine.cpuUs, 0)} vs ${fixed(base.cpuUs, 0)} µs, ` +
+      `${mine.cpuUs >= base.cpuUs ? '+' : '−'}${fixed(Math.abs(mine.cpuUs - base.cpuUs), 0)} µs per answer; per round ${rounds.join(' ')}); ` +
+      `req/s ${ratio(mine.rps / base.rps)}`,
+  };
+}
+
+/**
+ * OpenTelemetry's cost per adapter, scenario and era: the server with the SDK registered over
+ * the same server without it, both measured in the same rounds. No goal: informational.
+ */
+function telemetryRatios(targets: readonly BenchTarget[]): void {
+  const pairs = variantPairs(targets, (target) => target.telemetry);
+  if (pairs.length === 0) return;
+  console.log(
+    `\n=== otel/plain CPU per answer: the same server with an OpenTelemetry SDK registered ` +
+      `(BatchSpanProcessor over an in-memory exporter, metrics read every second: a SERVER span ` +
+      `and an mcp.server.operation.duration record per request, an execute_tool span and a ` +
+      `toolwright.tool.call.duration record per call) over the same server without one ` +
+      `(informational: the exit code ignores it)`,
+  );
+  for (const [otel, plain] of pairs) {
+    for (const scenario of SCENARIOS) {
+      for (const era of ERAS) {
+        const pair = `${otel.label} / ${plain.label}, ${SCENARIO_LABEL[scenario]} ${era}`;
+        const comparison = cpuComparison(otel, plain, scenario, era);
+        console.log(
+          `  otel/plain CPU per answer, ${pair}: ${comparison ? comparison.text : 'not measured'}`,
+        );
+      }
+    }
+  }
+  console.log(
+    '  (every measured answer of these servers had its spans and records: checked after each cell)',
+  );
 }
 
 /**
@@ -307,12 +395,7 @@ function report(targets: readonly BenchTarget[]): void {
  * round's own ratio, whose cells ran back to back).
  */
 function authRatios(targets: readonly BenchTarget[]): void {
-  const pairs = targets.flatMap((target) => {
-    const plain = target.plain
-      ?.map((id) => targets.find((other) => other.id === id))
-      .find((other) => other !== undefined);
-    return target.auth && plain ? [[target, plain] as const] : [];
-  });
+  const pairs = variantPairs(targets, (target) => target.auth);
   if (pairs.length === 0) return;
   console.log(
     `\n=== auth/plain CPU per answer: tools/call echo with a bearer JWT verified per request ` +
@@ -321,25 +404,15 @@ function authRatios(targets: readonly BenchTarget[]): void {
   );
   for (const [auth, plain] of pairs) {
     for (const era of ERAS) {
-      const mine = summarise(auth.id, 'call', era);
-      const base = summarise(plain.id, 'call', era);
       const pair = `${auth.label} / ${plain.label}`;
-      if (!mine || !base) {
+      const comparison = cpuComparison(auth, plain, 'call', era);
+      if (!comparison) {
         console.log(`  n/a    auth/plain CPU per answer, ${pair}, ${era}: not measured`);
         continue;
       }
-      const r = mine.cpuUs / base.cpuUs;
-      const rounds = (runs.get(cellKey(auth.id, 'call', era)) ?? []).flatMap((run) => {
-        const other = runs
-          .get(cellKey(plain.id, 'call', era))
-          ?.find((candidate) => candidate.round === run.round);
-        return other ? [ratio(run.load.cpuUsPerRequest / other.load.cpuUsPerRequest)] : [];
-      });
       console.log(
-        `  ${r <= AUTH_GOAL ? 'PASS ' : 'ABOVE'}  auth/plain CPU per answer, ${pair}, ${era}: ` +
-          `${ratio(r)} (${fixed(mine.cpuUs, 0)} vs ${fixed(base.cpuUs, 0)} µs, ` +
-          `${mine.cpuUs >= base.cpuUs ? '+' : '−'}${fixed(Math.abs(mine.cpuUs - base.cpuUs), 0)} µs per answer; per round ${rounds.join(' ')}); ` +
-          `req/s ${ratio(mine.rps / base.rps)}`,
+        `  ${comparison.ratio <= AUTH_GOAL ? 'PASS ' : 'ABOVE'}  auth/plain CPU per answer, ${pair}, ${era}: ` +
+          comparison.text,
       );
     }
   }
@@ -355,7 +428,7 @@ function verdicts(targets: readonly BenchTarget[]): void {
   const line = (ok: boolean | undefined, text: string) =>
     console.log(`  ${ok === undefined ? 'n/a  ' : ok ? 'PASS ' : 'BELOW'}  ${text}`);
   console.log('\n=== Verdicts against issue 7 (informational: the exit code ignores them)');
-  for (const target of targets.filter((t) => t.id.startsWith('toolwright') && !t.auth)) {
+  for (const target of targets.filter((t) => t.id.startsWith('toolwright') && !t.plain)) {
     console.log(
       `${target.label}${target.id === 'toolwright-express' ? '' : ' (the goals name Express; shown for reference)'}`,
     );

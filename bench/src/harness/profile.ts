@@ -7,7 +7,8 @@
  * (open it in Chrome DevTools or VS Code).
  *
  * Environment: BENCH_PROFILE_TARGET (toolwright-express; any bench:http target id: a `-auth`
- * one runs the issuer and sends its token, as bench:http does),
+ * one runs the issuer and sends its token, as bench:http does; an `-otel` one registers the
+ * OpenTelemetry SDK, and must have exported every measured answer's spans, as in bench:http),
  * BENCH_PROFILE_SCENARIO (call or list), BENCH_PROFILE_S (5 s per era), BENCH_WARMUP_S (1.5),
  * BENCH_PROFILE_TOP (30), BENCH_CONNECTIONS (10), TOOLS (51: the tools the server registers).
  */
@@ -29,6 +30,7 @@ import {
 import { authEnv, eraWithBearer, startIssuer } from './issuer.js';
 import { startServer } from './server-process.js';
 import { ALL_TARGETS } from './targets.js';
+import { watchTelemetry } from './telemetry.js';
 
 const SECONDS = envNumber('BENCH_PROFILE_S', 5, 0.5);
 const WARMUP_S = envNumber('BENCH_WARMUP_S', 1.5);
@@ -219,6 +221,7 @@ async function main(): Promise<void> {
       modern = eraWithBearer(modern, issuer);
       legacy = eraWithBearer(legacy, issuer);
     }
+    const telemetry = spec.telemetry ? await watchTelemetry(server) : undefined;
     for (const era of ERAS) {
       const request = (era === '2025' ? legacy : modern)[SCENARIO];
       const what = `${spec.label} ${SCENARIO} ${era}`;
@@ -234,6 +237,7 @@ async function main(): Promise<void> {
         `  ${era}: ${int(load.rps)} req/s, ${fixed(load.cpuUsPerRequest, 0)} µs CPU/req ` +
           `(under the profiler, which slows the server)`,
       );
+      await telemetry?.(SCENARIO, era, load.requests);
     }
   } finally {
     // The profile is written at exit: wait out a graceful close that takes its whole grace period.

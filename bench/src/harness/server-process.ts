@@ -58,6 +58,11 @@ export interface RunningServer {
   /** Peak resident set size so far (VmHWM), in bytes. */
   peakRss(): number;
   /**
+   * Sends `signal` and resolves with the rest of the next stdout line that starts with `prefix`:
+   * a question the server answers on its stdout (a `TELEMETRY` server's counts, on SIGUSR2).
+   */
+  ask(signal: NodeJS.Signals, prefix: string, timeoutMs?: number): Promise<string>;
+  /**
    * SIGTERM, then SIGKILL after `killAfterMs` (10 s). An exit slower than 2 s is reported: a
    * server's graceful close waits for the answers it still owes, so a slow exit means an answer
    * that was never finished.
@@ -115,16 +120,25 @@ export async function startServer(
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
+  /** Who waits for a line of stdout that starts with a prefix (the ready line, an answer). */
+  const waiting: Array<{ readonly prefix: string; readonly take: (rest: string) => void }> = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const index = waiting.findIndex(({ prefix }) => line.startsWith(prefix));
+    if (index < 0) return;
+    const [{ prefix, take }] = waiting.splice(index, 1);
+    take(line.slice(prefix.length));
+  });
   const ready = await new Promise<ReadyLine>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new BenchFailure(`${spec.label}: no ready line within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith(READY_PREFIX)) {
+    waiting.push({
+      prefix: READY_PREFIX,
+      take: (rest) => {
         clearTimeout(timer);
-        resolve(JSON.parse(line.slice(READY_PREFIX.length)) as ReadyLine);
-      }
+        resolve(JSON.parse(rest) as ReadyLine);
+      },
     });
     void exited.then((code) => {
       clearTimeout(timer);
@@ -153,6 +167,26 @@ export async function startServer(
     ready,
     cpuSeconds: () => cpuTicks(pid) / CLK_TCK,
     peakRss: () => procStatus(pid, 'VmHWM'),
+    ask(signal, prefix, askTimeoutMs = 10_000) {
+      return new Promise<string>((resolve, reject) => {
+        const entry = { prefix, take: (rest: string) => resolve(rest) };
+        const timer = setTimeout(() => {
+          const index = waiting.indexOf(entry);
+          if (index >= 0) waiting.splice(index, 1);
+          reject(
+            new BenchFailure(
+              `${spec.label}: no "${prefix.trim()}" line within ${askTimeoutMs} ms of ${signal}`,
+            ),
+          );
+        }, askTimeoutMs);
+        entry.take = (rest) => {
+          clearTimeout(timer);
+          resolve(rest);
+        };
+        waiting.push(entry);
+        child.kill(signal);
+      });
+    },
     async stop({ killAfterMs = 10_000 } = {}) {
       stopped = true;
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -11,8 +11,14 @@ export interface BenchTarget extends ServerSpec {
    */
   readonly auth?: boolean;
   /**
-   * The same server without sign-in, whose CPU per answer the report compares with this one's:
-   * the first of these ids that runs.
+   * The server registers an OpenTelemetry SDK with in-memory exporters (`TELEMETRY=memory`, see
+   * `shared/otel.ts`): the harness asks it for what it exported after every cell, and fails the
+   * run when a measured answer went without its spans and histogram records.
+   */
+  readonly telemetry?: boolean;
+  /**
+   * The same server without sign-in (or without the SDK), whose CPU per answer the report
+   * compares with this one's: the first of these ids that runs.
    */
   readonly plain?: readonly string[];
   /** The scenarios measured on this target (every one when absent). */
@@ -24,8 +30,9 @@ export interface BenchTarget extends ServerSpec {
 /**
  * With BENCH_REFERENCE set to another build's `dist` folder (say, of the previous commit), the
  * same toolwright servers run on that build too, as `reference-express` and `reference-fastify`
- * (and, when named in BENCH_TARGETS, `reference-express-auth` and `reference-fastify-auth`): a
- * change and its baseline measured in the same run.
+ * (and, when named in BENCH_TARGETS, `reference-express-auth`, `reference-fastify-auth`,
+ * `reference-express-otel` and `reference-fastify-otel`): a change and its baseline measured in
+ * the same run.
  */
 const REFERENCE = process.env.BENCH_REFERENCE;
 
@@ -51,6 +58,34 @@ function signedIn(
     auth: true,
     plain: [...new Set([`${prefix}-${adapter}`, `toolwright-${adapter}`])],
     scenarios: ['call'],
+    optIn: true,
+  };
+}
+
+/**
+ * A toolwright server with an OpenTelemetry SDK registered (`TELEMETRY=memory`): an MCP SERVER
+ * span and an `mcp.server.operation.duration` record per request, an `execute_tool` span and a
+ * `toolwright.tool.call.duration` record per call, measured on every cell and compared with the
+ * same server without the SDK (and, for a reference build, with toolwright's when the reference's
+ * own plain server does not run).
+ */
+function withTelemetry(
+  prefix: 'toolwright' | 'reference',
+  label: string,
+  adapter: (typeof ADAPTERS)[number],
+  dist?: string,
+): BenchTarget {
+  return {
+    id: `${prefix}-${adapter}-otel`,
+    label: `${label} + OpenTelemetry SDK`,
+    entry: 'servers/toolwright.js',
+    env: {
+      ADAPTER: adapter,
+      TELEMETRY: 'memory',
+      ...(dist !== undefined && { TOOLWRIGHT_DIST: dist }),
+    },
+    telemetry: true,
+    plain: [...new Set([`${prefix}-${adapter}`, `toolwright-${adapter}`])],
     optIn: true,
   };
 }
@@ -83,6 +118,10 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
   },
   // Sign-in's cost: `tools/call echo` with a bearer JWT on every request (opt-in).
   ...ADAPTERS.map((adapter) => signedIn('toolwright', `toolwright (${NAME[adapter]})`, adapter)),
+  // OpenTelemetry's cost: every cell with an SDK registered (opt-in).
+  ...ADAPTERS.map((adapter) =>
+    withTelemetry('toolwright', `toolwright (${NAME[adapter]})`, adapter),
+  ),
   ...(REFERENCE
     ? ADAPTERS.flatMap((adapter): BenchTarget[] => [
         {
@@ -92,6 +131,7 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
           env: { ADAPTER: adapter, TOOLWRIGHT_DIST: REFERENCE },
         },
         signedIn('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),
+        withTelemetry('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),
       ])
     : []),
 ];

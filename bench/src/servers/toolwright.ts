@@ -7,6 +7,9 @@
  * `AUTH_ISSUER` (an issuer URL) turns `mcp.auth` on: every request to `/mcp` needs a bearer JWT
  * of that issuer, verified against the keys its metadata names, for the audience `AUTH_RESOURCE`
  * (default `http://127.0.0.1:<PORT>/mcp`); `AUTH_SCOPES` (space-separated) is advertised.
+ * `TELEMETRY=memory` registers an OpenTelemetry SDK with in-memory exporters before the library
+ * is loaded (`shared/otel.ts`), so that every request gets its spans and histogram records; on
+ * SIGUSR2 the server flushes it and prints a `BENCH_TELEMETRY {…}` line with what it exported.
  * It loads the library's build (`dist/index.js`), so run `npm run build` first, and Nest from the
  * repository's node_modules, the copy the build itself resolves (bench/ installs no Nest of its own).
  */
@@ -23,8 +26,19 @@ import { answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
 
 const setupStart = performance.now();
 
+const telemetryMode = process.env.TELEMETRY;
+if (telemetryMode !== undefined && telemetryMode !== '' && telemetryMode !== 'memory') {
+  throw new Error(`TELEMETRY must be "memory" (or unset), got "${telemetryMode}".`);
+}
+// Registered before the library is loaded and the app created, as an application would.
+if (telemetryMode === 'memory') {
+  const { answerTelemetryProbes, registerTelemetry } = await import('../shared/otel.js');
+  answerTelemetryProbes(registerTelemetry(), libraryEntry());
+}
+const telemetryMs = performance.now() - setupStart;
+
 const { ToolsModule, defineRuntimeTool } = (await import(libraryEntry())) as typeof Toolwright;
-const importMs = performance.now() - setupStart;
+const importMs = performance.now() - setupStart - telemetryMs;
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 const adapter = process.env.ADAPTER ?? 'express';
@@ -95,11 +109,12 @@ const initMs = performance.now() - initStart;
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3400), host);
 announceReady(
-  `toolwright-${adapter}${auth ? '-auth' : ''}`,
+  `toolwright-${adapter}${auth ? '-auth' : ''}${telemetryMode === 'memory' ? '-otel' : ''}`,
   app.getHttpServer().address(),
   count,
   setupStart,
   {
+    ...(telemetryMode === 'memory' && { telemetry: telemetryMs }),
     import: importMs,
     define: defineMs,
     init: initMs,

@@ -16,6 +16,36 @@ export interface ReadyLine {
   readonly phases?: Readonly<Record<string, number>>;
 }
 
+/** What a server started with `TELEMETRY` prints on stdout when asked, after a flush. */
+export const TELEMETRY_PREFIX = 'BENCH_TELEMETRY ';
+/** The signal that asks a `TELEMETRY` server for its counts (`shared/otel.ts`). */
+export const TELEMETRY_SIGNAL = 'SIGUSR2';
+
+/** What a `TELEMETRY` server's OpenTelemetry SDK exported since it was registered. */
+export interface TelemetryCounts {
+  /** Spans of kind SERVER: one per MCP request. */
+  readonly serverSpans: number;
+  /** `execute_tool …` spans: one per tool call. */
+  readonly toolSpans: number;
+  /** Any other span. */
+  readonly otherSpans: number;
+  /** Records of `toolwright.tool.call.duration`, as of the last metric export. */
+  readonly toolDurations: number;
+  /** Records of `mcp.server.operation.duration`, as of the last metric export. */
+  readonly mcpDurations: number;
+}
+
+/** Where a server's `@opentelemetry/api` and the library's come from. */
+export interface ApiCopies {
+  readonly bench: { readonly dir: string; readonly version: string };
+  readonly library: { readonly dir: string; readonly version: string };
+}
+
+/** The `BENCH_TELEMETRY` line: the counts, or the flush's error. */
+export type TelemetryLine = (TelemetryCounts | { readonly error: string }) & {
+  readonly api: ApiCopies;
+};
+
 /** Prints the ready line for a server that listens on `address`. */
 export function announceReady(
   target: string,
