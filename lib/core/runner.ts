@@ -182,14 +182,12 @@ export function runTool(
   const run = new Run(tool, request, settings, Object.freeze(call));
   // A nested call is cancelled with its parent.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
-  const telemetry = settings.telemetry?.startCall({
-    call: run.call,
-    description: tool.descriptor.description,
-    args: request.args,
-    toolCallId: request.toolCallId,
-    parent: request.traceContext,
-    parentSpan: parent?.telemetry?.span,
-  });
+  const telemetry = settings.telemetry?.startCall(
+    run.call,
+    tool.descriptor.description,
+    request,
+    parent?.telemetry?.span,
+  );
   if (!telemetry) return runInFrame(run, runPipeline, run);
   run.telemetry = telemetry;
   // The handler runs in its span's context, so that the spans it makes are the call's children.

@@ -12,7 +12,13 @@ import type {
 import { report } from './call-sinks.js';
 import type { ToolLogger } from './hooks.js';
 import type { ToolResult } from './result.js';
-import type { ToolCallInfo, ToolContext, ToolLogLevel, ToolProgress } from './types.js';
+import type {
+  ToolCallInfo,
+  ToolContext,
+  ToolLogLevel,
+  ToolProgress,
+  ToolTransport,
+} from './types.js';
 
 /**
  * What toolwright records in the traces and metrics of an application that registers an
@@ -79,9 +85,21 @@ const NOOP_METER = otel?.createNoopMeter();
 let tracing: { provider?: TracerProvider; tracer?: Tracer } = {};
 let metering: { provider?: unknown; toolDuration?: Histogram; mcpDuration?: Histogram } = {};
 
+/**
+ * Where every copy of the API (1.x) registers the global providers: `trace` and `metrics` are
+ * set there only when an SDK registers them. Reading it first makes a call without an SDK cost
+ * one property lookup, where the API's accessors check versions and hand back proxies.
+ */
+const GLOBAL_API = Symbol.for('opentelemetry.js.api.1');
+
 /** The tracer and instruments of the registered SDK, or none (nothing is created without one). */
 export function currentInstruments(): Instruments {
-  if (!otel) return NO_INSTRUMENTS;
+  const registered = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown }>)[
+    GLOBAL_API
+  ];
+  if (!otel || (registered?.trace === undefined && registered?.metrics === undefined)) {
+    return NO_INSTRUMENTS;
+  }
   const proxy = otel.trace.getTracerProvider() as TracerProvider & {
     getDelegate?(): TracerProvider;
   };
@@ -128,17 +146,13 @@ export function jsonAttribute(value: unknown): string | undefined {
   }
 }
 
-/** The fields of one call's span that the runner fills in. */
-export interface ToolSpanStart {
-  readonly call: ToolCallInfo;
-  readonly description: string;
+/** What a call's span reads of the request a surface made (the runner's `CallRequest`). */
+export interface TracedRequest {
   readonly args: unknown;
   /** The model's tool-call id, when an agent started the call. */
   readonly toolCallId?: string;
   /** An explicit parent (the MCP request's span); else the parent call's span or the active context. */
-  readonly parent?: unknown;
-  /** The span of the call this one runs inside. */
-  readonly parentSpan?: Span;
+  readonly traceContext?: unknown;
 }
 
 /**
@@ -153,16 +167,22 @@ export class ToolTelemetry {
   ) {}
 
   /**
-   * The span and duration of a call, or `undefined` when no SDK is registered. Never throws: an
-   * SDK that fails to start a span is logged, and the call runs untraced.
+   * The span and duration of a call, or `undefined` when no SDK is registered (then nothing is
+   * allocated). `parentSpan`: the span of the call this one runs inside. Never throws: an SDK
+   * that fails to start a span is logged, and the call runs untraced.
    */
-  startCall(start: ToolSpanStart): CallTelemetry | undefined {
+  startCall(
+    call: ToolCallInfo,
+    description: string,
+    request: TracedRequest,
+    parentSpan: Span | undefined,
+  ): CallTelemetry | undefined {
     const instruments = currentInstruments();
     if (instruments === NO_INSTRUMENTS) return undefined;
     try {
-      return new CallTelemetry(this, instruments, start);
+      return new CallTelemetry(this, instruments, call, description, request, parentSpan);
     } catch (error) {
-      this.failed(start.call.name, error);
+      this.failed(call.name, error);
       return undefined;
     }
   }
@@ -203,11 +223,14 @@ export class CallTelemetry {
   constructor(
     private readonly telemetry: ToolTelemetry,
     private readonly instruments: Instruments,
-    private readonly start: ToolSpanStart,
+    private readonly call: ToolCallInfo,
+    description: string,
+    request: TracedRequest,
+    parentSpan: Span | undefined,
   ) {
     const { tracer } = instruments;
     if (!tracer || !otel) return;
-    const { call, description, toolCallId, args } = start;
+    const { toolCallId, args } = request;
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': call.name,
@@ -222,7 +245,7 @@ export class CallTelemetry {
       const json = jsonAttribute(args ?? {});
       if (json !== undefined) attributes['gen_ai.tool.call.arguments'] = json;
     }
-    const parent = parentContext(start);
+    const parent = parentContext(request.traceContext, parentSpan);
     const span = tracer.startSpan(
       `execute_tool ${call.name}`,
       { kind: otel.SpanKind.INTERNAL, attributes },
@@ -236,12 +259,12 @@ export class CallTelemetry {
   resolved(context: ToolContext): void {
     const { span } = this;
     if (!span?.isRecording()) return;
-    const extra = this.telemetry.contextAttributes(context, this.start.call);
+    const extra = this.telemetry.contextAttributes(context, this.call);
     if (!extra) return;
     try {
       span.setAttributes(extra);
     } catch (error) {
-      this.telemetry.failed(this.start.call.name, error);
+      this.telemetry.failed(this.call.name, error);
     }
   }
 
@@ -287,13 +310,13 @@ export class CallTelemetry {
     try {
       this.record(result, durationMs);
     } catch (error) {
-      this.telemetry.failed(this.start.call.name, error);
+      this.telemetry.failed(this.call.name, error);
     }
   }
 
   private record(result: ToolResult | undefined, durationMs: number): void {
     const { span } = this;
-    const { call } = this.start;
+    const { call } = this;
     const errorType = result === undefined ? '_OTHER' : result.ok ? undefined : result.error.code;
     if (span && otel) {
       if (errorType !== undefined) {
@@ -308,13 +331,33 @@ export class CallTelemetry {
       }
       span.end();
     }
-    this.instruments.toolDuration?.record(durationMs / 1000, {
+    const { toolDuration } = this.instruments;
+    if (!toolDuration) return;
+    const attributes = durationAttributes(call);
+    toolDuration.record(
+      durationMs / 1000,
+      errorType === undefined ? attributes : { ...attributes, 'error.type': errorType },
+    );
+  }
+}
+
+// The duration attributes of a successful call, one frozen object per tool and transport: the
+// same values on every call, made once.
+const durationAttributesOf = new Map<string, Map<ToolTransport, Attributes>>();
+
+function durationAttributes(call: ToolCallInfo): Attributes {
+  let byTransport = durationAttributesOf.get(call.name);
+  if (!byTransport) durationAttributesOf.set(call.name, (byTransport = new Map()));
+  let attributes = byTransport.get(call.transport);
+  if (!attributes) {
+    attributes = Object.freeze({
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': call.name,
       'toolwright.transport': call.transport,
-      ...(errorType !== undefined && { 'error.type': errorType }),
     });
+    byTransport.set(call.transport, attributes);
   }
+  return attributes;
 }
 
 /**
@@ -322,7 +365,7 @@ export class CallTelemetry {
  * enclosing call's span put in when the active context is not inside that call's trace (no
  * context manager is registered, or something on the way lost the async context).
  */
-function parentContext({ parent, parentSpan }: ToolSpanStart): Context {
+function parentContext(parent: unknown, parentSpan: Span | undefined): Context {
   // An explicit parent that is not a Context (`null` from a message that carried none) is ignored.
   if (typeof (parent as Context | null | undefined)?.getValue === 'function') {
     return parent as Context;

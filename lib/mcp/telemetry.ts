@@ -87,17 +87,15 @@ const SUCCESS: McpOutcome = Object.freeze({});
 /** The network of an HTTP request, read from its socket and headers. */
 export function httpNetwork(request: HttpRequestLike | undefined): McpNetwork | undefined {
   if (!request) return undefined;
-  const raw = request.raw ?? (request as HttpRequestLike & { httpVersion?: string });
+  const raw = (request.raw ?? request) as HttpRequestLike & { httpVersion?: string };
   const socket = raw.socket ?? request.socket;
   const header = request.headers['mcp-protocol-version'];
   return {
     transport: 'tcp',
-    ...((raw as { httpVersion?: string }).httpVersion !== undefined && {
-      httpVersion: (raw as { httpVersion?: string }).httpVersion,
-    }),
-    ...(socket?.remoteAddress !== undefined && { clientAddress: socket.remoteAddress }),
-    ...(socket?.remotePort !== undefined && { clientPort: socket.remotePort }),
-    ...(typeof header === 'string' && { protocolVersionHeader: header }),
+    httpVersion: raw.httpVersion,
+    clientAddress: socket?.remoteAddress,
+    clientPort: socket?.remotePort,
+    protocolVersionHeader: typeof header === 'string' ? header : undefined,
   };
 }
 
@@ -156,43 +154,43 @@ export class McpRequestSpan {
       (method === 'initialize' && typeof params.protocolVersion === 'string'
         ? params.protocolVersion
         : undefined);
-    // What the duration histogram records too: nothing a client can vary at will.
-    this.attributes = {
-      'mcp.method.name': method,
-      ...(kind === 'tool' && { 'gen_ai.operation.name': 'execute_tool' }),
-      ...(known && { [nameKey]: target }),
-      ...(version !== undefined && { 'mcp.protocol.version': version }),
-      ...(network && { 'network.transport': network.transport }),
-      ...(network?.httpVersion !== undefined && {
-        'network.protocol.name': 'http',
-        'network.protocol.version': network.httpVersion,
-      }),
-    };
+    // What the duration histogram records too: nothing a client can vary at will. Built key by
+    // key: this runs for every request, and the SDK's cost grows with each attribute.
+    const attributes: Attributes = { 'mcp.method.name': method };
+    if (kind === 'tool') attributes['gen_ai.operation.name'] = 'execute_tool';
+    if (known) attributes[nameKey] = target;
+    if (version !== undefined) attributes['mcp.protocol.version'] = version;
+    if (network) {
+      attributes['network.transport'] = network.transport;
+      if (network.httpVersion !== undefined) {
+        attributes['network.protocol.name'] = 'http';
+        attributes['network.protocol.version'] = network.httpVersion;
+      }
+    }
+    this.attributes = attributes;
     const { tracer } = instruments;
     if (!tracer || !otel) return;
     const active = otel.context.active();
     const { parent, links } = parentOf(active, meta);
-    const id = message.id;
     const span = tracer.startSpan(
       known ? `${method} ${target}` : method,
-      {
-        kind: otel.SpanKind.SERVER,
-        attributes: {
-          ...this.attributes,
-          // A name no tool or prompt has stays on the span, where it says what the client asked.
-          ...(target !== undefined && !known && { [nameKey]: target }),
-          ...((typeof id === 'string' || typeof id === 'number') && {
-            'jsonrpc.request.id': String(id),
-          }),
-          ...(network?.clientAddress !== undefined && {
-            'client.address': network.clientAddress,
-          }),
-          ...(network?.clientPort !== undefined && { 'client.port': network.clientPort }),
-        },
-        ...(links && { links }),
-      },
+      links
+        ? { kind: otel.SpanKind.SERVER, attributes, links }
+        : { kind: otel.SpanKind.SERVER, attributes },
       parent,
     );
+    if (span.isRecording()) {
+      const id = message.id;
+      // A name no tool or prompt has stays on the span, where it says what the client asked.
+      if (target !== undefined && !known) span.setAttribute(nameKey, target);
+      if (typeof id === 'string' || typeof id === 'number') {
+        span.setAttribute('jsonrpc.request.id', String(id));
+      }
+      if (network?.clientAddress !== undefined) {
+        span.setAttribute('client.address', network.clientAddress);
+        if (network.clientPort !== undefined) span.setAttribute('client.port', network.clientPort);
+      }
+    }
     this.span = span;
     this.context = otel.trace.setSpan(parent, span);
   }
@@ -217,13 +215,15 @@ export class McpRequestSpan {
           : 'closed' in outcome
             ? 'cancelled'
             : undefined;
-    const outcomeAttributes: Attributes = {
-      ...(errorType !== undefined && { 'error.type': errorType }),
-      ...('error' in outcome && { 'rpc.response.status_code': String(outcome.error.code) }),
-    };
+    // A success records the request's own attributes, uncopied.
+    let outcomeAttributes: Attributes | undefined;
+    if (errorType !== undefined) {
+      outcomeAttributes = { 'error.type': errorType };
+      if ('error' in outcome) outcomeAttributes['rpc.response.status_code'] = errorType;
+    }
     const { span } = this;
     if (span && otel) {
-      if (errorType !== undefined) {
+      if (outcomeAttributes) {
         span.setAttributes(outcomeAttributes);
         const message = 'error' in outcome ? outcome.error.message : undefined;
         span.setStatus({
@@ -233,10 +233,10 @@ export class McpRequestSpan {
       }
       span.end();
     }
-    this.instruments.mcpDuration?.record((performance.now() - this.started) / 1000, {
-      ...this.attributes,
-      ...outcomeAttributes,
-    });
+    this.instruments.mcpDuration?.record(
+      (performance.now() - this.started) / 1000,
+      outcomeAttributes ? { ...this.attributes, ...outcomeAttributes } : this.attributes,
+    );
   }
 }
 

@@ -33,7 +33,9 @@ if (telemetryMode !== undefined && telemetryMode !== '' && telemetryMode !== 'me
 // Registered before the library is loaded and the app created, as an application would.
 if (telemetryMode === 'memory') {
   const { answerTelemetryProbes, registerTelemetry } = await import('../shared/otel.js');
-  answerTelemetryProbes(registerTelemetry(), libraryEntry());
+  // The exporter keeps at most 4,096 spans, as an exporter that ships them would keep none: a
+  // second's worth of retained spans would put the in-memory store's garbage on the server's bill.
+  answerTelemetryProbes(registerTelemetry({ answerAtOnce: true }), libraryEntry());
 }
 const telemetryMs = performance.now() - setupStart;
 
