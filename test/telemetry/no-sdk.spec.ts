@@ -26,59 +26,29 @@ import {
   StreamableHTTPClientTransport as HttpV2,
 } from '@modelcontextprotocol/client';
 import { Server as SdkServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import {
-  ToolError,
-  createToolInvoker,
-  defineRuntimeTool,
-  type ToolInvoker,
-} from '../../lib/core/index.js';
+import { createToolInvoker, type ToolInvoker } from '../../lib/core/index.js';
 import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
+import { mathTools } from '../fixtures/math-tools.js';
 import { callBody, eraHeaders, listBody, post, toolPayload } from '../fixtures/mcp-http.js';
 import { registerTelemetry, tree, type TestTelemetry } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // One invoker and one endpoint for the whole file, made before anything is registered.
 
-const inner = defineRuntimeTool({
-  name: 'inner',
-  description: 'Double a number',
-  identity: { serviceName: 'math', action: 'double', method: 'GET' },
-  input: z.object({ n: z.number() }),
-  handler: ({ input }) => ({ doubled: input.n * 2 }),
-});
-const outer = defineRuntimeTool({
-  name: 'outer',
-  description: 'Call the inner tool',
-  identity: { serviceName: 'math', action: 'outer', method: 'GET' },
-  input: z.object({ n: z.number() }),
-  handler: async ({ input, reportProgress, log }) => {
-    reportProgress({ progress: 1, total: 1 });
-    log.info('calling inner');
-    return { outer: await invoker.invokeOrThrow('inner', { n: input.n }, { transport: 'AGENT' }) };
-  },
-});
-const reserve = defineRuntimeTool({
-  name: 'reserve',
-  description: 'Reserve a seat',
-  identity: { serviceName: 'seats', action: 'reserve', method: 'POST' },
-  input: z.object({ seat: z.string() }),
-  handler: ({ input }) => {
-    throw new ToolError('CONFLICT', { message: `Seat ${input.seat} is taken` });
-  },
-});
-
 const attributesCalls: unknown[] = [];
-const invoker: ToolInvoker = createToolInvoker([inner, outer, reserve], {
-  telemetry: {
-    recordArguments: true,
-    recordResults: true,
-    attributes: (context) => {
-      attributesCalls.push(context);
-      return { 'app.tenant.id': 'acme' };
+const invoker: ToolInvoker = createToolInvoker(
+  mathTools(() => invoker),
+  {
+    telemetry: {
+      recordArguments: true,
+      recordResults: true,
+      attributes: (context) => {
+        attributesCalls.push(context);
+        return { 'app.tenant.id': 'acme' };
+      },
     },
   },
-});
+);
 const handler = createMcpHttpHandler(invoker);
 let server: HttpServer;
 let mcpUrl: string;
