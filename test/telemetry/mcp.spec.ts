@@ -215,6 +215,22 @@ function clientOf(http: ReadableSpan) {
   };
 }
 
+/** The SERVER span of a successful `tools/call outer` over HTTP, its HTTP span `http`. */
+function outerServerSpan(version: string, http: ReadableSpan) {
+  return {
+    name: 'tools/call outer',
+    kind: SpanKind.SERVER,
+    status: { code: SpanStatusCode.UNSET },
+    attributes: {
+      ...mcpAttributes('tools/call', version, 'outer'),
+      'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+      ...clientOf(http),
+    },
+    events: [],
+    links: [],
+  };
+}
+
 /** The execute_tool spans of one `outer` call (MCP) and its nested `inner` call (AGENT). */
 function expectToolSpans(spans: readonly ReadableSpan[], serverSpan: ReadableSpan) {
   const outer = only(spans, 'execute_tool outer');
@@ -339,18 +355,7 @@ describe.each(ADAPTERS)('a Nest app on %s', (adapter) => {
       expect(http).toMatchObject({ name: 'POST', kind: SpanKind.SERVER });
       expect(http.attributes['url.path']).toBe('/mcp');
       expect(http.parentSpanContext).toBeUndefined();
-      expect(summary(server)).toEqual({
-        name: 'tools/call outer',
-        kind: SpanKind.SERVER,
-        status: { code: SpanStatusCode.UNSET },
-        attributes: {
-          ...mcpAttributes('tools/call', VERSION[generation], 'outer'),
-          'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
-          ...clientOf(http),
-        },
-        events: [],
-        links: [],
-      });
+      expect(summary(server)).toEqual(outerServerSpan(VERSION[generation], http));
       expectToolSpans(spans, server);
     });
 
@@ -362,18 +367,7 @@ describe.each(ADAPTERS)('a Nest app on %s', (adapter) => {
 
       const { spans, server, http } = await outerRequest();
       expect(tree(traceOf(spans, server))).toEqual(HTTP_TREE);
-      expect(summary(server)).toEqual({
-        name: 'tools/call outer',
-        kind: SpanKind.SERVER,
-        status: { code: SpanStatusCode.UNSET },
-        attributes: {
-          ...mcpAttributes('tools/call', VERSION[generation], 'outer'),
-          'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
-          ...clientOf(http),
-        },
-        events: [],
-        links: [],
-      });
+      expect(summary(server)).toEqual(outerServerSpan(VERSION[generation], http));
       expectToolSpans(spans, server);
     });
 
