@@ -71,6 +71,14 @@ interface Case {
 }
 
 const anyJson = fc.jsonValue({ maxDepth: 3 });
+/**
+ * JSON for the requests that must succeed: no `__proto__` or `constructor` key anywhere, which
+ * Fastify's body parser refuses by design (prototype poisoning: a 400 JSON-RPC error, checked
+ * with the other hostile bodies below).
+ */
+const plainJson = anyJson.filter(
+  (value) => !/"(__proto__|constructor)"/.test(JSON.stringify(value)),
+);
 const anyString = fc.string({ unit: 'binary', maxLength: 40 });
 const safeId = fc.oneof(
   fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }),
@@ -99,11 +107,11 @@ const validRequest = fc
       fc.record({ name: fc.constant('ops_reserve'), args: fc.record({ seat: anyString }) }),
       fc.record({ name: fc.constant('ops_boom'), args: fc.constant({}) }),
       fc.record({ name: fc.constant('contacts_card'), args: fc.record({ name: anyString }) }),
-      fc.record({ name: fc.constant('fuzz_echo_any'), args: fc.record({ value: anyJson }) }),
+      fc.record({ name: fc.constant('fuzz_echo_any'), args: fc.record({ value: plainJson }) }),
       // Invalid arguments of a known tool are a tool result too (isError).
       fc.record({
         name: fc.constantFrom(...TOOL_NAMES),
-        args: fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 4 }),
+        args: fc.dictionary(fc.string({ maxLength: 8 }), plainJson, { maxKeys: 4 }),
       }),
       fc.constant({ name: 'tools/list', args: undefined }),
     ),
