@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ToolAsk } from './asking.js';
 import type { CallTelemetry } from './telemetry.js';
 import type { ToolCallInfo } from './types.js';
 
@@ -9,6 +10,8 @@ export interface CallFrame {
   readonly signal: AbortSignal;
   /** Its span, which the spans of calls made inside it are children of. */
   readonly telemetry?: CallTelemetry;
+  /** How its caller answers questions: calls made inside it ask through it too. */
+  readonly ask?: ToolAsk;
 }
 
 const storage = new AsyncLocalStorage<CallFrame>();

@@ -18,6 +18,8 @@ export const TOOL_ERROR_STATUS = Object.freeze({
   NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
   RECURSION_LIMIT: 508,
+  /** The tool asked the user something and the caller cannot ask (see `asks`). */
+  USER_INPUT_UNAVAILABLE: 428,
 } as const);
 
 /** A code the framework knows, or any string of the application's. */
@@ -155,7 +157,7 @@ function summarise(label: string, error: z.core.$ZodError): string {
 }
 
 /** The `target` of a validation failure: what the runner was parsing. */
-export type ValidationTarget = 'input' | 'context';
+export type ValidationTarget = 'input' | 'context' | 'elicitation';
 
 /**
  * Builds the `VALIDATION_ERROR` for a failed parse of a call's input or context.

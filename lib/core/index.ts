@@ -46,6 +46,14 @@ export type {
 } from './hooks.js';
 export { currentToolCall } from './call-context.js';
 export type { ToolPrincipal } from './principal.js';
+export type {
+  ElicitationResult,
+  ToolAnswer,
+  ToolAsk,
+  ToolAsker,
+  ToolAsks,
+  ToolQuestion,
+} from './asking.js';
 export type { ToolSpanAttributes, ToolTelemetryOptions } from './telemetry.js';
 export type { ToolSelection } from './tool-selection.js';
 export type {

@@ -17,6 +17,7 @@ import { resolveTools, type ToolCollection, type ToolDefinition } from './regist
 import { toToolError, type ToolResult } from './result.js';
 import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
 import { otel, ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
+import type { ToolAsk } from './asking.js';
 import { assertToolSpec, type ToolCall } from './runtime-tool.js';
 import type { ClassTool } from './tool-class.js';
 import {
@@ -111,6 +112,15 @@ export interface InvokeOptions {
    * message, say). Default: the enclosing call's span, or the active context.
    */
   traceContext?: unknown;
+  /**
+   * Answers the questions the tool asks (`confirm`, `elicit`) — by asking the user. Without it, a
+   * call whose handler asks fails with `USER_INPUT_UNAVAILABLE`. Calls made inside this one ask
+   * through it too.
+   *
+   * @example
+   * invoker.invoke('tickets_close', { id: 'T-1' }, { transport: 'AGENT', ask: async () => ({ action: 'accept' }) });
+   */
+  ask?: ToolAsk;
 }
 
 /**
@@ -305,6 +315,7 @@ export function createToolInvoker(
         present: invokeOptions.present,
         toolCallId: invokeOptions.toolCallId,
         traceContext: invokeOptions.traceContext,
+        ask: invokeOptions.ask,
       };
       return Promise.resolve(runTool(tool, request, settings) as ToolResult<T>);
     } catch (error) {

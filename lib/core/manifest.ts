@@ -1,4 +1,5 @@
 import type { ToolSpec } from './runtime-tool.js';
+import { assertElicitationSchema } from './asking.js';
 import { toJsonSchema, type JsonSchema } from './schema.js';
 import type { ToolAnnotations, ToolIdentity, ToolTransport } from './types.js';
 
@@ -18,6 +19,8 @@ export interface ToolDescriptor {
   readonly outputSchema?: JsonSchema;
   /** The OAuth scopes a caller must hold, when the tool requires any. */
   readonly scopes?: readonly string[];
+  /** What the tool may ask the user: a confirmation, and the JSON Schemas it may elicit with. */
+  readonly asks?: { readonly confirm: boolean; readonly elicit: readonly JsonSchema[] };
 }
 
 /**
@@ -36,6 +39,14 @@ export function describeTool(spec: ToolSpec): ToolDescriptor {
     inputSchema: toJsonSchema(spec.input, 'input', owner),
     ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output', owner) }),
     ...(spec.scopes !== undefined && { scopes: spec.scopes }),
+    ...(spec.asks !== undefined && {
+      asks: Object.freeze({
+        confirm: spec.asks.confirm === true,
+        elicit: Object.freeze(
+          (spec.asks.elicit ?? []).map((schema) => assertElicitationSchema(schema, owner)),
+        ),
+      }),
+    }),
   };
   return Object.freeze(descriptor);
 }

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { resolveCallContext, type AmbientContext } from './ambient-context.js';
+import {
+  askConfirm,
+  askElicit,
+  type AskingCall,
+  type ElicitationResult,
+  type ToolAsk,
+} from './asking.js';
 import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
 import { handlerLog, observe, progressReporter, report, reportUnexpected } from './call-sinks.js';
 import { shuttingDown, type Drain, type RunningWork } from './drain.js';
@@ -72,6 +79,8 @@ export interface CallRequest {
   readonly toolCallId?: string;
   /** The OpenTelemetry context to parent the call's span on (an MCP request's span). */
   readonly traceContext?: unknown;
+  /** How the caller answers the handler's questions; a nested call asks through its parent's. */
+  readonly ask?: ToolAsk;
 }
 
 /** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
@@ -119,6 +128,23 @@ class HandlerCall implements ToolCall<unknown, unknown> {
 
   get signal(): AbortSignal {
     return this.run.signal;
+  }
+
+  // Made when a handler reads them (most never do), bound so that they can be destructured.
+  get confirm(): (message: string) => Promise<boolean> {
+    return (message) => askConfirm(this.asking(), message);
+  }
+
+  get elicit(): <S extends z.ZodObject<any, any>>(request: {
+    readonly message: string;
+    readonly schema: S;
+  }) => Promise<ElicitationResult<z.output<S>>> {
+    return (request) => askElicit(this.asking(), request);
+  }
+
+  private asking(): AskingCall {
+    const { run } = this;
+    return { call: run.call, asks: run.tool.spec.asks, ask: run.ask, signal: run.signal };
   }
 }
 
@@ -180,8 +206,9 @@ export function runTool(
         depth: 0,
       };
   const run = new Run(tool, request, settings, Object.freeze(call));
-  // A nested call is cancelled with its parent.
+  // A nested call is cancelled with its parent, and asks its questions through its parent's caller.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
+  run.ask = request.ask ?? parent?.ask;
   const telemetry = settings.telemetry?.startCall(
     run.call,
     tool.descriptor.description,
@@ -215,6 +242,7 @@ class Run implements CallFrame, WaitingCall, RunningWork {
   callerSignal: AbortSignal | undefined;
   presentation: unknown;
   telemetry?: CallTelemetry;
+  ask?: ToolAsk;
   #controller?: AbortController;
   abortReason?: ToolError;
   waiter?: { stop(reason: ToolError): void };

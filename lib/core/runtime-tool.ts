@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
+import { assertToolAsks, type ToolAsker, type ToolAsks } from './asking.js';
 import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
 import { isScopeToken } from './principal.js';
@@ -25,9 +26,12 @@ export type ToolInputSchema = z.ZodObject<any, any>;
  * What a handler receives: one object per call.
  *
  * @example
- * handler: ({ input, context, signal, reportProgress, log, call }) => { … }
+ * handler: ({ input, context, signal, reportProgress, log, call, confirm, elicit }) => { … }
  */
-export interface ToolCall<Input = Record<string, unknown>, Context = ToolContext> {
+export interface ToolCall<
+  Input = Record<string, unknown>,
+  Context = ToolContext,
+> extends ToolAsker {
   /** The parsed input. */
   readonly input: Input;
   /** The call's context: parsed by the tool's context schema when it has one. */
@@ -82,6 +86,8 @@ export interface ToolSpec {
   readonly present?: ToolPresenters<any>;
   /** The OAuth scopes a caller's principal must hold (see {@link ToolPrincipal}); none when absent. */
   readonly scopes?: readonly string[];
+  /** What the tool may ask the user while it runs. */
+  readonly asks?: ToolAsks;
   /** Where the tool was declared, for messages. */
   readonly origin: string;
 }
@@ -123,6 +129,14 @@ export interface RuntimeToolConfig<
    * on every surface; MCP callers without them are challenged to step up.
    */
   scopes?: readonly string[];
+  /**
+   * What the handler may ask the user (`confirm`, `elicit`): every surface carries the question in
+   * its own way, and a caller that cannot ask gets `USER_INPUT_UNAVAILABLE`. See docs/asking.md.
+   *
+   * @example
+   * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'high']) })] }
+   */
+  asks?: ToolAsks;
   handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
 }
 
@@ -155,6 +169,7 @@ export interface ToolDeclaration {
   timeoutMs?: number;
   present?: ToolPresenters<any>;
   scopes?: readonly string[];
+  asks?: ToolAsks;
 }
 
 /**
@@ -183,6 +198,16 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
   if (declaration.present !== undefined) spec.present = Object.freeze({ ...declaration.present });
   if (declaration.scopes !== undefined && declaration.scopes.length > 0) {
     spec.scopes = Object.freeze([...new Set(declaration.scopes)]);
+  }
+  if (declaration.asks !== undefined) {
+    const { asks } = declaration;
+    spec.asks =
+      typeof asks === 'object' && asks !== null
+        ? Object.freeze({
+            ...asks,
+            ...(Array.isArray(asks.elicit) && { elicit: Object.freeze([...asks.elicit]) }),
+          })
+        : asks;
   }
   return spec as unknown as ToolSpec;
 }
@@ -245,6 +270,7 @@ export function assertToolSpec(spec: ToolSpec): void {
       );
     }
   }
+  if (spec.asks !== undefined) assertToolAsks(spec.asks, `Tool "${spec.name}" (${where})`);
   if (spec.present !== undefined && spec.output === undefined) {
     throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) has presenters but no output schema to present.`,

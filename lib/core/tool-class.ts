@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ToolAsks } from './asking.js';
 import { ToolsConfigurationError } from './errors.js';
 import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
 import type { Class, ToolAnnotations, ToolMethod, ToolTransport } from './types.js';
@@ -37,6 +38,8 @@ export interface ToolMethodOptions {
   meta?: Record<string, unknown>;
   /** OAuth scopes the caller's principal must hold, besides the class's. */
   scopes?: readonly string[];
+  /** What the method may ask the user (`confirm`, `elicit`); see `RuntimeToolConfig.asks`. */
+  asks?: ToolAsks;
 }
 
 /** The static metadata of a tool class. */

@@ -30,6 +30,7 @@ describe('TOOL_ERROR_STATUS', () => {
       NOT_IMPLEMENTED: 501,
       SERVICE_UNAVAILABLE: 503,
       RECURSION_LIMIT: 508,
+      USER_INPUT_UNAVAILABLE: 428,
     });
     expect(Object.isFrozen(TOOL_ERROR_STATUS)).toBe(true);
   });

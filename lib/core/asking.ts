@@ -1,0 +1,244 @@
+import type { z } from 'zod';
+import { ToolError, ToolsConfigurationError, validationError } from './errors.js';
+import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
+import type { ToolCallInfo } from './types.js';
+
+/**
+ * What a tool may ask the user while it runs, declared with the tool so that every surface and
+ * the manifest know it in advance. Each elicitation schema must stay within what MCP elicitation
+ * can carry (see {@link assertElicitationSchema}); one that does not is refused at composition.
+ *
+ * @example
+ * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'normal', 'high']) })] }
+ */
+export interface ToolAsks {
+  /** The tool may ask for a yes or no (`confirm`). */
+  readonly confirm?: boolean;
+  /** The schemas the tool may `elicit` with: flat Zod objects of strings, numbers, booleans and enums. */
+  readonly elicit?: readonly z.ZodObject<any, any>[];
+}
+
+/** A user's answer to an elicitation, its content typed and validated by the schema asked with. */
+export type ElicitationResult<Content = Record<string, unknown>> =
+  | { readonly action: 'accept'; readonly content: Content }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' };
+
+/**
+ * A question a handler asks, as a surface receives it: a confirmation, or an elicitation with the
+ * Zod schema and its JSON Schema (`requestedSchema`, what MCP sends).
+ */
+export type ToolQuestion =
+  | { readonly kind: 'confirm'; readonly message: string; readonly call: ToolCallInfo }
+  | {
+      readonly kind: 'elicit';
+      readonly message: string;
+      readonly schema: z.ZodObject<any, any>;
+      readonly requestedSchema: JsonSchema;
+      readonly call: ToolCallInfo;
+    };
+
+/** A surface's answer to a {@link ToolQuestion}: `accept` (with the content of an elicitation), `decline` or `cancel`. */
+export type ToolAnswer =
+  | { readonly action: 'accept'; readonly content?: Record<string, unknown> }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' };
+
+/**
+ * How a caller answers the questions of the calls it makes (`InvokeOptions.ask`): it asks its
+ * user and resolves to the answer. `signal` fires when the call is abandoned (cancelled, timed
+ * out, shut down): stop asking then.
+ *
+ * @example
+ * await invoker.invoke('tickets_close', { id: 'T-1' }, {
+ *   transport: 'AGENT',
+ *   ask: async (question) => ({ action: (await prompt(question.message)) ? 'accept' : 'decline' }),
+ * });
+ */
+export type ToolAsk = (
+  question: ToolQuestion,
+  options: { readonly signal: AbortSignal },
+) => ToolAnswer | Promise<ToolAnswer>;
+
+/** The `confirm` and `elicit` a handler receives. */
+export interface ToolAsker {
+  /**
+   * Asks the user a yes-or-no question: `true` when they accept, `false` when they decline or
+   * cancel. The tool must declare `asks: { confirm: true }`.
+   */
+  readonly confirm: (message: string) => Promise<boolean>;
+  /**
+   * Asks the user for values, in the shape of a schema the tool declares in `asks.elicit`. An
+   * accepted answer's content is parsed by that schema (`VALIDATION_ERROR` when it does not fit).
+   */
+  readonly elicit: <S extends z.ZodObject<any, any>>(request: {
+    readonly message: string;
+    readonly schema: S;
+  }) => Promise<ElicitationResult<z.output<S>>>;
+}
+
+/** The answer a caller that cannot ask gives: the call fails with `USER_INPUT_UNAVAILABLE`. */
+export function inputUnavailable(name: string): ToolError {
+  return new ToolError('USER_INPUT_UNAVAILABLE', {
+    message: `Tool "${name}" needs an answer from the user, and this caller cannot ask one.`,
+    hint:
+      'Call it from a client that supports elicitation (MCP), approve it in the agent loop, ' +
+      'or pass an `ask` callback to the invoker.',
+  });
+}
+
+const STRING_FORMATS: ReadonlySet<string> = new Set(['email', 'uri', 'date', 'date-time']);
+
+/**
+ * Refuses, naming `owner`, an elicitation schema outside what MCP elicitation carries: a flat
+ * object whose fields are strings (with an optional `email`, `uri`, `date` or `date-time`
+ * format), numbers, integers, booleans, single-select enums of strings, or multi-select arrays
+ * of such enums — each with a title, a description and a default at most. Returns the JSON
+ * Schema a client is sent (`requestedSchema`).
+ */
+export function assertElicitationSchema(schema: unknown, owner: string): JsonSchema {
+  if (!isObjectSchema(schema)) {
+    throw new ToolsConfigurationError(
+      `${owner}: an elicitation schema must be a Zod object (z.object({...})) of flat fields.`,
+    );
+  }
+  const json = toJsonSchema(schema, 'input', owner) as {
+    properties?: Record<string, Record<string, unknown>>;
+  };
+  for (const [key, field] of Object.entries(json.properties ?? {})) {
+    const problem = fieldProblem(field);
+    if (problem) {
+      throw new ToolsConfigurationError(
+        `${owner}: elicitation field "${key}" ${problem}. MCP elicitation carries flat fields ` +
+          'only: z.string() (optionally .email(), z.url(), z.iso.date(), z.iso.datetime()), ' +
+          'z.number(), z.int(), z.boolean(), z.enum([...]) and z.array(z.enum([...])).',
+      );
+    }
+  }
+  return json as JsonSchema;
+}
+
+/** What is wrong with one field's JSON Schema for elicitation, or `undefined`. */
+function fieldProblem(field: Record<string, unknown>): string | undefined {
+  if (isStringEnum(field) || isTitledEnum(field)) return undefined;
+  switch (field.type) {
+    case 'string':
+      return field.format === undefined || STRING_FORMATS.has(String(field.format))
+        ? undefined
+        : `has format "${String(field.format)}"`;
+    case 'number':
+    case 'integer':
+    case 'boolean':
+      return undefined;
+    case 'array': {
+      const items = (field.items ?? {}) as Record<string, unknown>;
+      return isStringEnum(items) || isTitledEnum(items, 'anyOf')
+        ? undefined
+        : 'is an array of something other than enum values';
+    }
+    default:
+      return field.type === 'object' || field.properties !== undefined
+        ? 'is a nested object'
+        : `is not a string, number, integer, boolean or enum (${JSON.stringify(field.type ?? field)})`;
+  }
+}
+
+function isStringEnum(field: Record<string, unknown>): boolean {
+  return (
+    Array.isArray(field.enum) &&
+    field.enum.length > 0 &&
+    field.enum.every((value) => typeof value === 'string')
+  );
+}
+
+function isTitledEnum(field: Record<string, unknown>, key: 'oneOf' | 'anyOf' = 'oneOf'): boolean {
+  const options = field[key];
+  return (
+    Array.isArray(options) &&
+    options.length > 0 &&
+    options.every(
+      (option) =>
+        typeof option === 'object' &&
+        option !== null &&
+        typeof (option as { const?: unknown }).const === 'string',
+    )
+  );
+}
+
+/** The declared `asks` of a tool, checked (see {@link assertElicitationSchema}). */
+export function assertToolAsks(asks: unknown, owner: string): void {
+  if (typeof asks !== 'object' || asks === null || Array.isArray(asks)) {
+    throw new ToolsConfigurationError(
+      `${owner}: asks must be { confirm?: true, elicit?: [z.object(...), …] }.`,
+    );
+  }
+  const { confirm, elicit } = asks as ToolAsks;
+  if (confirm !== undefined && typeof confirm !== 'boolean') {
+    throw new ToolsConfigurationError(`${owner}: asks.confirm must be true or false.`);
+  }
+  if (elicit !== undefined && !Array.isArray(elicit)) {
+    throw new ToolsConfigurationError(
+      `${owner}: asks.elicit must be a list of Zod object schemas.`,
+    );
+  }
+  for (const schema of elicit ?? []) assertElicitationSchema(schema, owner);
+}
+
+/** What a handler's `confirm` and `elicit` ask through: the call's tool, caller and signal. */
+export interface AskingCall {
+  readonly call: ToolCallInfo;
+  /** The tool's declared questions. */
+  readonly asks?: ToolAsks;
+  /** How the caller answers, when it can. */
+  readonly ask?: ToolAsk;
+  readonly signal: AbortSignal;
+}
+
+/** The handler's `confirm`. */
+export async function askConfirm(asking: AskingCall, message: string): Promise<boolean> {
+  const { call, asks } = asking;
+  if (asks?.confirm !== true) {
+    throw new Error(
+      `Tool "${call.name}" asked for a confirmation without declaring it: add asks: { confirm: true }.`,
+    );
+  }
+  const answer = await ask(asking, { kind: 'confirm', message: String(message), call });
+  return answer.action === 'accept';
+}
+
+/** The handler's `elicit`. */
+export async function askElicit<S extends z.ZodObject<any, any>>(
+  asking: AskingCall,
+  request: { readonly message: string; readonly schema: S },
+): Promise<ElicitationResult<z.output<S>>> {
+  const { call, asks } = asking;
+  const schema = request?.schema;
+  if (!asks?.elicit?.includes(schema)) {
+    throw new Error(
+      `Tool "${call.name}" elicited with a schema it does not declare: list it in asks.elicit.`,
+    );
+  }
+  const answer = await ask(asking, {
+    kind: 'elicit',
+    message: String(request.message),
+    schema,
+    requestedSchema: toJsonSchema(schema, 'input'),
+    call,
+  });
+  if (answer.action !== 'accept') return { action: answer.action };
+  const parsed = await schema.safeParseAsync(answer.content ?? {});
+  if (!parsed.success) throw validationError('elicitation', parsed.error);
+  return { action: 'accept', content: parsed.data };
+}
+
+async function ask(asking: AskingCall, question: ToolQuestion): Promise<ToolAnswer> {
+  if (!asking.ask) throw inputUnavailable(asking.call.name);
+  const answer = await asking.ask(question, { signal: asking.signal });
+  const action = (answer as { action?: unknown } | null)?.action;
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {
+    throw new TypeError(
+      `The answer to a question of "${asking.call.name}" must be { action: 'accept' | 'decline' | 'cancel' }; got ${JSON.stringify(answer)}.`,
+    );
+  }
+  return answer;
+}
