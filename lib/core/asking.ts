@@ -89,12 +89,18 @@ export function inputUnavailable(name: string): ToolError {
 
 const STRING_FORMATS: ReadonlySet<string> = new Set(['email', 'uri', 'date', 'date-time']);
 
+// The requested schema of each elicitation schema, made once.
+const requestedSchemas = new WeakMap<object, JsonSchema>();
+
 /**
  * Refuses, naming `owner`, an elicitation schema outside what MCP elicitation carries: a flat
  * object whose fields are strings (with an optional `email`, `uri`, `date` or `date-time`
- * format), numbers, integers, booleans, single-select enums of strings, or multi-select arrays
- * of such enums — each with a title, a description and a default at most. Returns the JSON
- * Schema a client is sent (`requestedSchema`).
+ * format), numbers, integers, booleans, single-select enums of strings (titled with a union of
+ * `z.literal(…).meta({ title })`, or not), or multi-select arrays of such enums — each with a
+ * title, a description and a default at most. Returns the schema in the shape MCP sends it
+ * (`requestedSchema`): zod's JSON Schema with a titled enum as `oneOf`, and what MCP elicitation
+ * has no word for left out (a `pattern`, `$schema`, the safe-integer bounds of `z.int()`); the
+ * Zod schema still checks the answer. Frozen, made once per schema.
  */
 export function assertElicitationSchema(schema: unknown, owner: string): JsonSchema {
   if (!isObjectSchema(schema)) {
@@ -102,25 +108,99 @@ export function assertElicitationSchema(schema: unknown, owner: string): JsonSch
       `${owner}: an elicitation schema must be a Zod object (z.object({...})) of flat fields.`,
     );
   }
+  const made = requestedSchemas.get(schema);
+  if (made) return made;
   const json = toJsonSchema(schema, 'input', owner) as {
     properties?: Record<string, Record<string, unknown>>;
+    required?: readonly string[];
   };
+  const properties: Record<string, Record<string, unknown>> = {};
   for (const [key, field] of Object.entries(json.properties ?? {})) {
     const problem = fieldProblem(field);
     if (problem) {
       throw new ToolsConfigurationError(
         `${owner}: elicitation field "${key}" ${problem}. MCP elicitation carries flat fields ` +
           'only: z.string() (optionally .email(), z.url(), z.iso.date(), z.iso.datetime()), ' +
-          'z.number(), z.int(), z.boolean(), z.enum([...]) and z.array(z.enum([...])).',
+          'z.number(), z.int(), z.boolean(), z.enum([...]) (or a union of titled literals) and ' +
+          'z.array(z.enum([...])).',
       );
     }
+    properties[key] = wireField(field);
   }
-  return json as JsonSchema;
+  const requested = deepFreeze({
+    type: 'object',
+    properties,
+    ...(json.required !== undefined &&
+      json.required.length > 0 && { required: [...json.required] }),
+  });
+  requestedSchemas.set(schema, requested);
+  return requested;
+}
+
+/** The keys MCP elicitation gives each kind of field, beyond `type`. */
+const FIELD_KEYS: Readonly<Record<string, readonly string[]>> = {
+  string: [
+    'title',
+    'description',
+    'default',
+    'minLength',
+    'maxLength',
+    'format',
+    'enum',
+    'enumNames',
+    'oneOf',
+  ],
+  number: ['title', 'description', 'default', 'minimum', 'maximum'],
+  integer: ['title', 'description', 'default', 'minimum', 'maximum'],
+  boolean: ['title', 'description', 'default'],
+  array: ['title', 'description', 'default', 'minItems', 'maxItems', 'items'],
+};
+
+/** One field in the shape MCP sends it (the field passed {@link fieldProblem}). */
+function wireField(field: Record<string, unknown>): Record<string, unknown> {
+  const source: Record<string, unknown> = isTitledEnum(field, 'anyOf')
+    ? { ...field, type: 'string', oneOf: titledOptions(field.anyOf as object[]), anyOf: undefined }
+    : field;
+  const type = String(source.type);
+  const wire: Record<string, unknown> = { type };
+  for (const key of FIELD_KEYS[type] ?? []) {
+    const value = source[key];
+    if (value === undefined) continue;
+    // z.int()'s bounds of the safe integers say nothing to a person.
+    if (
+      (key === 'minimum' || key === 'maximum') &&
+      Math.abs(value as number) === Number.MAX_SAFE_INTEGER
+    ) {
+      continue;
+    }
+    wire[key] =
+      key === 'items'
+        ? isTitledEnum(value as Record<string, unknown>, 'anyOf')
+          ? { anyOf: titledOptions((value as { anyOf: object[] }).anyOf) }
+          : { type: 'string', enum: (value as { enum: unknown }).enum }
+        : value;
+  }
+  return wire;
+}
+
+function titledOptions(options: readonly object[]): Array<{ const: string; title?: string }> {
+  return options.map((option) => {
+    const { const: value, title } = option as { const: string; title?: unknown };
+    return typeof title === 'string' ? { const: value, title } : { const: value };
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** What is wrong with one field's JSON Schema for elicitation, or `undefined`. */
 function fieldProblem(field: Record<string, unknown>): string | undefined {
-  if (isStringEnum(field) || isTitledEnum(field)) return undefined;
+  if (isStringEnum(field) || isTitledEnum(field) || isTitledEnum(field, 'anyOf')) return undefined;
   switch (field.type) {
     case 'string':
       return field.format === undefined || STRING_FORMATS.has(String(field.format))
@@ -222,7 +302,7 @@ export async function askElicit<S extends z.ZodObject<any, any>>(
     kind: 'elicit',
     message: String(request.message),
     schema,
-    requestedSchema: toJsonSchema(schema, 'input'),
+    requestedSchema: assertElicitationSchema(schema, `Tool "${call.name}"`),
     call,
   });
   if (answer.action !== 'accept') return { action: answer.action };

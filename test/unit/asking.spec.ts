@@ -349,3 +349,100 @@ describe('declaring what a tool asks', () => {
     ).toThrow(message);
   });
 });
+
+describe('the requested schema: the elicitation schema in the shape MCP sends it', () => {
+  const Everything = z.object({
+    titled: z
+      .union([z.literal('a').meta({ title: 'Alpha' }), z.literal('b').meta({ title: 'Beta' })])
+      .default('a'),
+    legacy: z.enum(['x', 'y']).meta({ enumNames: ['Ex', 'Why'] }),
+    multi: z
+      .array(z.enum(['p', 'q']))
+      .min(1)
+      .default(['p']),
+    multiTitled: z.array(
+      z.union([z.literal('m').meta({ title: 'Em' }), z.literal('n').meta({ title: 'En' })]),
+    ),
+    count: z.int().min(1).default(2),
+    email: z.email().default('a@b.example'),
+    code: z.string().regex(/^A/).describe('Starts with A'),
+    ok: z.boolean().meta({ title: 'OK?' }).default(false),
+  });
+  const tool = defineRuntimeTool({
+    description: 'Asks for every kind of field',
+    identity: identity('everything'),
+    input: z.object({}),
+    asks: { elicit: [Everything] },
+    handler: async ({ elicit }) => elicit({ message: 'All of it', schema: Everything }),
+  });
+
+  it('titled enums as oneOf / items.anyOf, no $schema, no pattern, no safe-integer bounds', () => {
+    const local = createToolInvoker([tool]);
+    expect(local.find('tickets_everything', 'AGENT')?.asks?.elicit).toEqual([
+      {
+        type: 'object',
+        properties: {
+          titled: {
+            type: 'string',
+            default: 'a',
+            oneOf: [
+              { const: 'a', title: 'Alpha' },
+              { const: 'b', title: 'Beta' },
+            ],
+          },
+          legacy: { type: 'string', enum: ['x', 'y'], enumNames: ['Ex', 'Why'] },
+          multi: {
+            type: 'array',
+            default: ['p'],
+            minItems: 1,
+            items: { type: 'string', enum: ['p', 'q'] },
+          },
+          multiTitled: {
+            type: 'array',
+            items: {
+              anyOf: [
+                { const: 'm', title: 'Em' },
+                { const: 'n', title: 'En' },
+              ],
+            },
+          },
+          count: { type: 'integer', default: 2, minimum: 1 },
+          email: { type: 'string', default: 'a@b.example', format: 'email' },
+          code: { type: 'string', description: 'Starts with A' },
+          ok: { type: 'boolean', title: 'OK?', default: false },
+        },
+        required: ['legacy', 'multiTitled', 'code'],
+      },
+    ]);
+  });
+
+  it('the Zod schema still checks the answer (the pattern the client was not sent)', async () => {
+    const local = createToolInvoker([tool], { logger: { error: () => undefined } });
+    const answer = (code: string) => ({
+      action: 'accept' as const,
+      content: { legacy: 'x', multiTitled: ['m'], code },
+    });
+    await expect(
+      local.invoke('tickets_everything', {}, { transport: 'AGENT', ask: () => answer('Abc') }),
+    ).resolves.toMatchObject({
+      ok: true,
+      data: { action: 'accept', content: { titled: 'a', code: 'Abc' } },
+    });
+    await expect(
+      local.invoke('tickets_everything', {}, { transport: 'AGENT', ask: () => answer('xyz') }),
+    ).resolves.toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('is what the MCP SDK accepts as the params of a form elicitation', async () => {
+    const { isSpecType } = await import('@modelcontextprotocol/server');
+    const local = createToolInvoker([tool]);
+    const [requestedSchema] = local.find('tickets_everything', 'AGENT')!.asks!.elicit;
+    expect(
+      (isSpecType as Record<string, (value: unknown) => boolean>).ElicitRequestFormParams({
+        mode: 'form',
+        message: 'All of it',
+        requestedSchema,
+      }),
+    ).toBe(true);
+  });
+});
