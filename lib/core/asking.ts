@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ToolError, ToolsConfigurationError, validationError } from './errors.js';
-import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
+import { deepFreeze, isObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
 import type { ToolCallInfo } from './types.js';
 
 /**
@@ -81,9 +81,7 @@ export interface ToolAsker {
 export function inputUnavailable(name: string): ToolError {
   return new ToolError('USER_INPUT_UNAVAILABLE', {
     message: `Tool "${name}" needs an answer from the user, and this caller cannot ask one.`,
-    hint:
-      'Call it from a client that supports elicitation (MCP), approve it in the agent loop, ' +
-      'or pass an `ask` callback to the invoker.',
+    hint: 'Pass an `ask` callback to the invoker, or call the tool from a surface that asks its user.',
   });
 }
 
@@ -188,14 +186,6 @@ function titledOptions(options: readonly object[]): Array<{ const: string; title
     const { const: value, title } = option as { const: string; title?: unknown };
     return typeof title === 'string' ? { const: value, title } : { const: value };
   });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** What is wrong with one field's JSON Schema for elicitation, or `undefined`. */

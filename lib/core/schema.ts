@@ -9,7 +9,8 @@ const cache = {
   output: new WeakMap<object, JsonSchema>(),
 };
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a value and everything in it. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);
