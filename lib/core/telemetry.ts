@@ -84,6 +84,7 @@ const NOOP_METER = otel?.createNoopMeter();
 // replaced in a test) is picked up, and a call costs two global lookups when nothing changed.
 let tracing: { provider?: TracerProvider; tracer?: Tracer } = {};
 let metering: { provider?: unknown; toolDuration?: Histogram; mcpDuration?: Histogram } = {};
+let current: Instruments = NO_INSTRUMENTS;
 
 /**
  * Where every copy of the API (1.x) registers the global providers: `trace` and `metrics` are
@@ -104,18 +105,20 @@ export function currentInstruments(): Instruments {
     getDelegate?(): TracerProvider;
   };
   const provider = proxy.getDelegate?.() ?? proxy;
+  const meterProvider = otel.metrics.getMeterProvider();
+  if (provider === tracing.provider && meterProvider === metering.provider) return current;
   if (provider !== tracing.provider) {
     tracing = {
       provider,
       ...(provider !== NOOP_TRACER_PROVIDER && { tracer: provider.getTracer(SCOPE) }),
     };
   }
-  const meterProvider = otel.metrics.getMeterProvider();
   if (meterProvider !== metering.provider) metering = instrumentsOf(meterProvider);
   const { tracer } = tracing;
   const { toolDuration, mcpDuration } = metering;
-  if (!tracer && !toolDuration) return NO_INSTRUMENTS;
-  return { tracer, toolDuration, mcpDuration };
+  current =
+    tracer || toolDuration ? Object.freeze({ tracer, toolDuration, mcpDuration }) : NO_INSTRUMENTS;
+  return current;
 }
 
 function instrumentsOf(provider: { getMeter(name: string): Meter }): typeof metering {
