@@ -1,4 +1,5 @@
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import type { McpRequestStateOptions } from './asking.js';
 import type { McpAuthOptions } from './auth/bearer-auth.js';
 
 /** Which MCP protocol eras the endpoint serves. */
@@ -42,14 +43,24 @@ export interface McpEndpointOptions {
    * {@link McpAuthOptions}). Without it, the endpoint answers whoever may reach it.
    */
   auth?: McpAuthOptions;
+  /**
+   * How the questions of a tool that asks (`asks`) travel on the 2026-07-28 era: the key that
+   * seals the `requestState` carried from one round to the next, shared by every instance, and
+   * how long an answer may take. Without a key, each process makes its own (one instance only).
+   *
+   * @example
+   * createMcpHttpHandler(invoker, { requestState: { key: process.env.MCP_STATE_KEY } })
+   */
+  requestState?: McpRequestStateOptions;
 }
 
 /** The endpoint options with every default filled in. */
 export type ResolvedMcpEndpointOptions = Required<
-  Omit<McpEndpointOptions, 'instructions' | 'auth'>
+  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState'>
 > & {
   instructions?: string;
   auth?: McpAuthOptions;
+  requestState?: McpRequestStateOptions;
 };
 
 /** Fills in the defaults of the endpoint options, refusing values that cannot work. */
@@ -68,6 +79,7 @@ export function resolveMcpEndpointOptions(
     serverInfo: options.serverInfo ?? { name: 'toolwright', version: '0.1.0' },
     ...(options.instructions !== undefined && { instructions: options.instructions }),
     ...(options.auth !== undefined && { auth: options.auth }),
+    ...(options.requestState !== undefined && { requestState: options.requestState }),
     allowedHosts: options.allowedHosts ?? localhostAllowedHostnames(),
     allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes,

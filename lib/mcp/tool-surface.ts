@@ -24,6 +24,8 @@ import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
+import { McpAsking, type McpAskRound } from './asking.js';
+import type { ToolAsk } from '../core/asking.js';
 
 type Era = McpRequestContext['era'];
 
@@ -62,7 +64,10 @@ function wrapResult(schema: Readonly<Record<string, unknown>>): Record<string, u
 /** Options of {@link McpToolSurface}. */
 export interface McpServerFactoryOptions {
   readonly invoker: ToolInvoker;
-  readonly options: Pick<ResolvedMcpEndpointOptions, 'serverInfo' | 'instructions'>;
+  readonly options: Pick<
+    ResolvedMcpEndpointOptions,
+    'serverInfo' | 'instructions' | 'requestState'
+  >;
   readonly logger: ToolLogger;
   /**
    * The explicit context of every call and listing, merged over the invoker's ambient one: fixed
@@ -99,6 +104,8 @@ export interface McpCallChannel {
   readonly notify?: (method: string, params: Record<string, unknown>) => unknown;
   /** The request's server span context, which the call's span is a child of. */
   readonly traceContext?: unknown;
+  /** How the call's questions reach the client (the 2026 era's multi round-trip input). */
+  readonly ask?: ToolAsk;
 }
 
 /**
@@ -118,6 +125,8 @@ export class McpToolSurface {
    * projection (an object or no output schema) and no presenter.
    */
   private readonly direct: ReadonlySet<string>;
+  /** Multi round-trip input, when some tool asks. */
+  private readonly asking?: McpAsking;
 
   constructor(readonly settings: McpServerFactoryOptions) {
     const { invoker } = settings;
@@ -127,10 +136,21 @@ export class McpToolSurface {
       [...this.tools.values()]
         .filter(({ spec, descriptor: { outputSchema } }) => {
           const projected = outputSchema !== undefined && outputSchema.type !== 'object';
-          return !projected && !spec.present?.mcp;
+          // A tool that asks goes through the SDK, which carries its questions.
+          return !projected && !spec.present?.mcp && !spec.asks;
         })
         .map(({ spec }) => spec.name),
     );
+    if ([...this.tools.values()].some(({ spec }) => spec.asks)) {
+      this.asking = new McpAsking(settings.options.requestState);
+      if (this.asking.ownKey) {
+        settings.logger.warn?.(
+          '[toolwright] MCP: tools ask the user, and no requestState key is set: this process ' +
+            'made its own, so a question is answered only on the instance that asked it. Set ' +
+            'mcp.requestState.key (32 bytes or more, the same on every instance).',
+        );
+      }
+    }
     this.prepared = {
       modern: new Map(manifest.map((d) => [d, toMcpTool(d, 'modern')])),
       legacy: new Map(manifest.map((d) => [d, toMcpTool(d, 'legacy')])),
@@ -222,6 +242,7 @@ export class McpToolSurface {
             : channel.signal,
         present: 'mcp',
         traceContext: channel.traceContext,
+        ask: channel.ask,
         onProgress: notify && progressSink(notify, channel.progressToken),
         onLog:
           notify &&
@@ -267,6 +288,12 @@ export class McpToolSurface {
   /** Which names a request's span may record on metrics: the tools exposed on MCP. */
   readonly catalog: McpCatalog = (kind, name) => kind === 'tool' && this.tools.has(name);
 
+  /** Who is calling, as a question's state binds it: the verified principal, if any. */
+  private caller(): string {
+    const principal = this.settings.principal?.();
+    return principal?.subject ?? principal?.clientId ?? '';
+  }
+
   /** Whether the endpoint may answer a call of this tool without the SDK (decided once). */
   answersDirectly(name: string): boolean {
     return this.direct.has(name);
@@ -275,9 +302,12 @@ export class McpToolSurface {
   /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */
   readonly serverFactory: McpServerFactory = ({ era }) => {
     const { options, cancellation, invoker, network } = this.settings;
+    const { asking } = this;
     const serverOptions = {
       capabilities: CAPABILITIES,
       ...(options.instructions !== undefined && { instructions: options.instructions }),
+      // A sealed requestState is checked by the SDK before the handler runs (-32602 when it fails).
+      ...(asking && era === 'modern' && { requestState: { verify: asking.verify } }),
     };
     // Server spans follow the invoker's telemetry setting.
     const { telemetry } = invokerInternals(invoker);
@@ -294,7 +324,16 @@ export class McpToolSurface {
         arguments?: unknown;
         _meta?: Record<string, unknown>;
       };
+      let round: McpAskRound | undefined;
+      if (asking && era === 'modern') {
+        if (this.tools.get(params.name)?.spec.asks) {
+          round = asking.round(ctx, params.name, params.arguments, this.caller());
+        } else {
+          asking.refuseStray(ctx);
+        }
+      }
       const { result, outputSchema } = await this.call(era, params.name, params.arguments, {
+        ask: round?.ask,
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,
         progressToken: params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken,
@@ -304,6 +343,9 @@ export class McpToolSurface {
             ? ctx.mcpReq.log(notificationParams.level as LoggingLevel, notificationParams.data)
             : ctx.mcpReq.notify({ method, params: notificationParams } as never),
       });
+      // A call that ended on an open question asks it: the client answers in the next round.
+      const question = await round?.inputRequired();
+      if (question) return question;
       return server.projectCallToolResult(result, outputSchema);
     });
     if (cancellation && era === 'legacy') {

@@ -1,10 +1,11 @@
 /**
  * `confirm` and `elicit` on a `@Tool` method of a Nest tool class: declared with `asks`, listed in
  * the manifest, answered through `ToolInvoker.invoke(…, { ask })`, also when the method carries a
- * Nest interceptor; a call without `ask` fails with `USER_INPUT_UNAVAILABLE`.
+ * Nest interceptor; a call without `ask` fails with `USER_INPUT_UNAVAILABLE`; and over MCP on both
+ * adapters, the official 2026-era client answering through multi round-trip input.
  */
 import 'reflect-metadata';
-import { afterEach, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   Injectable,
   Module,
@@ -21,7 +22,8 @@ import {
   type ToolAsk,
   type ToolCall,
 } from '../../lib/index.js';
-import { TestApps } from '../fixtures/apps.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 
 const Reason = z.object({ reason: z.enum(['duplicate', 'solved', 'spam']) });
 
@@ -83,4 +85,42 @@ it('a tool class method asks through the caller of ToolInvoker.invoke', async ()
   await expect(
     tools.invoke('desk_close', { id: 'T-7' }, { transport: 'AGENT' }),
   ).resolves.toMatchObject({ ok: false, error: { code: 'USER_INPUT_UNAVAILABLE' } });
+});
+
+describe.each(ADAPTERS)('over MCP on %s (2026-07-28 era)', (adapter) => {
+  it("the official client answers the method's questions; the key comes from mcp.requestState", async () => {
+    const { url } = await apps.listen(
+      {
+        imports: [
+          DeskModule,
+          ToolsModule.forRoot({
+            registry: [DeskTools],
+            mcp: { requestState: { key: 'the key every instance of the desk shares' } },
+          }),
+        ],
+      },
+      adapter,
+    );
+    const client = new Client(
+      { name: 'desk', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const { message } = request.params as { message: string };
+      asked.push(message);
+      return message === 'Why?'
+        ? { action: 'accept', content: { reason: 'duplicate' } }
+        : { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-8' } });
+    await client.close();
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+      closed: true,
+      reason: 'duplicate',
+    });
+    expect(asked).toEqual(['Close T-8?', 'Why?']);
+  });
 });

@@ -1,0 +1,208 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  type InputRequiredResult,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ToolAnswer, ToolAsk, ToolQuestion } from '../core/asking.js';
+import { ToolError } from '../core/errors.js';
+
+/** Options of the sealed `requestState` of multi round-trip input (the 2026-07-28 era). */
+export interface McpRequestStateOptions {
+  /**
+   * The key that seals every `requestState` (HMAC-SHA256), at least 32 bytes: every instance of
+   * a deployment must share it, so that any of them can take the next round. Without one, each
+   * process makes its own, and a question can only be answered on the instance that asked it.
+   */
+  key?: string | Uint8Array;
+  /** How long a question may wait for its answer, in seconds. Default 600. */
+  ttlSeconds?: number;
+}
+
+/** What a `requestState` carries from one round of a call to the next (signed, readable by the client). */
+interface AskState {
+  readonly v: 1;
+  /** Makes every state unique, so that a used one is told apart from a new one. */
+  readonly nonce: string;
+  readonly tool: string;
+  /** A digest of the call's arguments: the next round must call the same tool with the same. */
+  readonly args: string;
+  /** Who asked: the next round must come from the same caller. */
+  readonly caller: string;
+  /** A digest of each question asked so far, in order; the last one is the open one. */
+  readonly asked: readonly string[];
+  /** The answers to every question but the open one. */
+  readonly answers: readonly ToolAnswer[];
+}
+
+/** The confirmation a `confirm` sends: an elicitation with nothing to fill in. */
+const CONFIRM_SCHEMA = Object.freeze({ type: 'object', properties: {} });
+
+/** The SDK's words for a `requestState` it refuses, so that every refusal reads the same. */
+function invalidState(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+    reason: 'invalid_request_state',
+  });
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(value) ?? '')
+    .digest('base64url');
+}
+
+/**
+ * Multi round-trip input for `tools/call` on the 2026-07-28 era, through the SDK's own support:
+ * a handler's question ends the round with `resultType: "input_required"` and a `requestState`
+ * sealed by `createRequestStateCodec`; the client answers on a new request, and the handler runs
+ * again from the start, its earlier questions answered from the state.
+ */
+export class McpAsking {
+  private readonly codec: RequestStateCodec<AskState>;
+  /** States already used, until they expire: a state answers one round only. */
+  private readonly used = new Map<string, number>();
+  private readonly ttlSeconds: number;
+  /** Whether the key was made by this process (a warning is due when requests may reach others). */
+  readonly ownKey: boolean;
+
+  constructor(options: McpRequestStateOptions = {}) {
+    this.ttlSeconds = options.ttlSeconds ?? 600;
+    this.ownKey = options.key === undefined;
+    this.codec = createRequestStateCodec<AskState>({
+      key: options.key ?? randomBytes(32),
+      ttlSeconds: this.ttlSeconds,
+    });
+  }
+
+  /** The SDK's `requestState.verify`: the payload, or a throw it answers `-32602`. */
+  readonly verify = async (state: string, ctx: ServerContext): Promise<AskState> => {
+    const payload = await this.codec.verify(state, ctx);
+    const now = Date.now();
+    for (const [seen, expires] of this.used) if (expires <= now) this.used.delete(seen);
+    if (this.used.has(state)) throw new Error('replayed');
+    this.used.set(state, now + this.ttlSeconds * 1000);
+    return payload;
+  };
+
+  /** Refuses a `requestState` sent with a call of a tool that asks nothing: it belongs elsewhere. */
+  refuseStray(ctx: ServerContext): void {
+    if (ctx.mcpReq.requestState?.() !== undefined) throw invalidState();
+  }
+
+  /**
+   * One round of a call: the `ask` its handler's questions go through (undefined when the client
+   * cannot answer elicitation), and, once the call has run, the `input_required` result when it
+   * ended on an open question.
+   */
+  round(ctx: ServerContext, tool: string, args: unknown, caller: string): McpAskRound {
+    return new McpAskRound(this.codec, ctx, tool, args, caller);
+  }
+}
+
+/** The questions and answers of one round (see {@link McpAsking.round}). */
+export class McpAskRound {
+  private readonly asked: string[] = [];
+  private readonly answers: ToolAnswer[];
+  private readonly argsDigest: string;
+  private open?: { question: ToolQuestion; digest: string };
+  private next = 0;
+  /** Undefined when the client declared no elicitation capability: questions then fail the call. */
+  readonly ask?: ToolAsk;
+
+  constructor(
+    private readonly codec: RequestStateCodec<AskState>,
+    private readonly ctx: ServerContext,
+    private readonly tool: string,
+    args: unknown,
+    private readonly caller: string,
+  ) {
+    this.argsDigest = digest(args ?? {});
+    const state = ctx.mcpReq.requestState?.<AskState>();
+    if (state !== undefined) {
+      if (
+        typeof state !== 'object' ||
+        state === null ||
+        state.v !== 1 ||
+        state.tool !== tool ||
+        state.args !== this.argsDigest ||
+        state.caller !== caller ||
+        !Array.isArray(state.asked) ||
+        state.asked.length !== state.answers.length + 1
+      ) {
+        throw invalidState();
+      }
+      this.asked.push(...state.asked);
+      const view = inputResponse(ctx.mcpReq.inputResponses, keyOf(state.asked.length - 1));
+      // No answer to the open question counts as the user cancelling it.
+      const last: ToolAnswer =
+        view.kind === 'elicit'
+          ? view.action === 'accept'
+            ? { action: 'accept', content: view.content ?? {} }
+            : { action: view.action }
+          : { action: 'cancel' };
+      this.answers = [...state.answers, last];
+    } else {
+      this.answers = [];
+    }
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
+      { elicitation?: unknown } | undefined;
+    if (capabilities?.elicitation !== undefined) this.ask = (question) => this.answer(question);
+  }
+
+  private answer(question: ToolQuestion): ToolAnswer {
+    const index = this.next++;
+    const asked = digest(
+      question.kind === 'confirm'
+        ? ['confirm', question.message]
+        : ['elicit', question.message, question.requestedSchema],
+    );
+    if (index < this.answers.length) {
+      // The handler asked something else this time: the state answers another question.
+      if (this.asked[index] !== asked) throw invalidState();
+      return this.answers[index];
+    }
+    this.open = { question, digest: asked };
+    throw new ToolError('INPUT_REQUIRED', {
+      message: `Tool "${question.call.name}" is waiting for the user's answer.`,
+    });
+  }
+
+  /** The `input_required` result of a round that ended on an open question, or `undefined`. */
+  async inputRequired(): Promise<InputRequiredResult | undefined> {
+    const open = this.open;
+    if (!open) return undefined;
+    const { question } = open;
+    const state: AskState = {
+      v: 1,
+      nonce: randomBytes(12).toString('base64url'),
+      tool: this.tool,
+      args: this.argsDigest,
+      caller: this.caller,
+      asked: [...this.asked.slice(0, this.answers.length), open.digest],
+      answers: this.answers,
+    };
+    return inputRequired({
+      inputRequests: {
+        [keyOf(this.answers.length)]: inputRequired.elicit({
+          message: question.message,
+          requestedSchema: (question.kind === 'confirm'
+            ? CONFIRM_SCHEMA
+            : question.requestedSchema) as never,
+        }),
+      },
+      requestState: await this.codec.mint(state, this.ctx),
+    });
+  }
+}
+
+/** The key of the n-th question of a call in `inputRequests` and `inputResponses`. */
+function keyOf(index: number): string {
+  return `q${index}`;
+}
