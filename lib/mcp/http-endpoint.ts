@@ -94,6 +94,7 @@ export class McpHttpEndpoint {
         }),
         cancellation: { caller: () => this.caller(), calls: this.cancellable },
         network: () => httpNetwork(scope.current),
+        scaled: true,
       });
       const handler = createMcpHandler(surface.serverFactory, {
         legacy: options.protocol === 'modern' ? 'reject' : 'stateless',

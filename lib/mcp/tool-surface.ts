@@ -84,6 +84,8 @@ export interface McpServerFactoryOptions {
   readonly principal?: () => ToolPrincipal | undefined;
   /** Where the current request came from, for its server span. */
   readonly network?: McpNetworkSource;
+  /** The endpoint may be one of several instances (HTTP): a per-process state key is worth a warning. */
+  readonly scaled?: boolean;
 }
 
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
@@ -143,7 +145,7 @@ export class McpToolSurface {
     );
     if ([...this.tools.values()].some(({ spec }) => spec.asks)) {
       this.asking = new McpAsking(settings.options.requestState);
-      if (this.asking.ownKey) {
+      if (this.asking.ownKey && settings.scaled) {
         settings.logger.warn?.(
           '[toolwright] MCP: tools ask the user, and no requestState key is set: this process ' +
             'made its own, so a question is answered only on the instance that asked it. Set ' +
