@@ -207,6 +207,19 @@ async function firstState(url = a.url): Promise<string> {
   return first.result.requestState;
 }
 
+/** The second round of closing T-9: its state, and the confirmation accepted. */
+function answerFirst(url: string, state: string) {
+  return rawCall(
+    url,
+    'desk_close',
+    { id: 'T-9' },
+    {
+      requestState: state,
+      inputResponses: { q0: { action: 'accept' } },
+    },
+  );
+}
+
 const REFUSED = {
   code: -32602,
   message: 'Invalid or expired requestState',
@@ -218,15 +231,7 @@ describe('refused states: the SDK’s -32602, and the handler does not run', () 
 
   it('a state answered once goes on to the next question', async () => {
     const state = await firstState();
-    const second = await rawCall(
-      a.url,
-      'desk_close',
-      { id: 'T-9' },
-      {
-        requestState: state,
-        inputResponses: accepted,
-      },
-    );
+    const second = await answerFirst(a.url, state);
     expect(second.result).toMatchObject({
       resultType: 'input_required',
       inputRequests: { q1: { method: 'elicitation/create' } },
@@ -255,25 +260,9 @@ describe('refused states: the SDK’s -32602, and the handler does not run', () 
 
   it('replayed: a state answers one round only', async () => {
     const state = await firstState();
-    const once = await rawCall(
-      a.url,
-      'desk_close',
-      { id: 'T-9' },
-      {
-        requestState: state,
-        inputResponses: accepted,
-      },
-    );
+    const once = await answerFirst(a.url, state);
     expect(once.result.resultType).toBe('input_required');
-    const again = await rawCall(
-      a.url,
-      'desk_close',
-      { id: 'T-9' },
-      {
-        requestState: state,
-        inputResponses: accepted,
-      },
-    );
+    const again = await answerFirst(a.url, state);
     expect(again.error).toEqual(REFUSED);
   });
 
@@ -294,15 +283,7 @@ describe('refused states: the SDK’s -32602, and the handler does not run', () 
       ],
     });
     jest.setSystemTime(Date.now() + 60 * 60 * 1000);
-    const answer = await rawCall(
-      a.url,
-      'desk_close',
-      { id: 'T-9' },
-      {
-        requestState: state,
-        inputResponses: accepted,
-      },
-    );
+    const answer = await answerFirst(a.url, state);
     expect(answer.error).toEqual(REFUSED);
   });
 
@@ -310,15 +291,7 @@ describe('refused states: the SDK’s -32602, and the handler does not run', () 
     const other = await instance('another key of at least thirty-two bytes, not shared');
     servers.push(other.server);
     const state = await firstState(other.url);
-    const answer = await rawCall(
-      a.url,
-      'desk_close',
-      { id: 'T-9' },
-      {
-        requestState: state,
-        inputResponses: accepted,
-      },
-    );
+    const answer = await answerFirst(a.url, state);
     expect(answer.error).toEqual(REFUSED);
   });
 });
