@@ -84,7 +84,11 @@ export class McpAsking {
   readonly verify = async (state: string, ctx: ServerContext): Promise<AskState> => {
     const payload = await this.codec.verify(state, ctx);
     const now = Date.now();
-    for (const [seen, expires] of this.used) if (expires <= now) this.used.delete(seen);
+    // Every state lives as long: the oldest expire first, and the scan stops at the first alive.
+    for (const [seen, expires] of this.used) {
+      if (expires > now) break;
+      this.used.delete(seen);
+    }
     if (this.used.has(state)) throw new Error('replayed');
     this.used.set(state, now + this.ttlSeconds * 1000);
     return payload;
