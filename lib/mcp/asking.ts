@@ -115,6 +115,8 @@ export class McpAskRound {
   private readonly answers: ToolAnswer[];
   private readonly argsDigest: string;
   private open?: { question: ToolQuestion; digest: string };
+  /** The handler asked something else than the state answers: the round is refused. */
+  private stale = false;
   private next = 0;
   /** Undefined when the client declared no elicitation capability: questions then fail the call. */
   readonly ask?: ToolAsk;
@@ -168,9 +170,12 @@ export class McpAskRound {
         : ['elicit', question.message, question.requestedSchema],
     );
     if (index < this.answers.length) {
+      if (this.asked[index] === asked) return this.answers[index];
       // The handler asked something else this time: the state answers another question.
-      if (this.asked[index] !== asked) throw invalidState();
-      return this.answers[index];
+      this.stale = true;
+      throw new ToolError('BAD_REQUEST', {
+        message: 'The answers sent belong to other questions.',
+      });
     }
     this.open = { question, digest: asked };
     throw new ToolError('INPUT_REQUIRED', {
@@ -178,8 +183,12 @@ export class McpAskRound {
     });
   }
 
-  /** The `input_required` result of a round that ended on an open question, or `undefined`. */
+  /**
+   * The `input_required` result of a round that ended on an open question, or `undefined`.
+   * Throws the SDK's `-32602` when the state answered other questions than the handler asked.
+   */
   async inputRequired(): Promise<InputRequiredResult | undefined> {
+    if (this.stale) throw invalidState();
     const open = this.open;
     if (!open) return undefined;
     const { question } = open;

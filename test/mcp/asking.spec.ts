@@ -42,7 +42,15 @@ function askingTools() {
     input: z.object({ text: z.string() }),
     handler: ({ input }) => ({ text: input.text }),
   });
-  return [close, echo];
+  let asked = 0;
+  const fickle = defineRuntimeTool({
+    description: 'Asks another question each time it runs',
+    identity: { serviceName: 'desk', action: 'fickle', method: 'POST' },
+    input: z.object({}),
+    asks: { confirm: true },
+    handler: async ({ confirm }) => ({ sure: await confirm(`Sure? (${++asked})`) }),
+  });
+  return [close, echo, fickle];
 }
 
 /** An instance: its own invoker and HTTP server, the endpoint sealing states with `key` (none: `null`). */
@@ -256,6 +264,15 @@ describe('refused states: the SDK’s -32602, and the handler does not run', () 
     });
     expect(answer.error).toEqual(REFUSED);
     expect(runs.close).toBe(0);
+  });
+
+  it('answers to other questions than the handler asks this time', async () => {
+    const { mcp } = await client(a.url, [{ action: 'accept' }]);
+    await expect(mcp.callTool({ name: 'desk_fickle', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Invalid or expired requestState'),
+    });
+    await mcp.close();
   });
 
   it('replayed: a state answers one round only', async () => {
