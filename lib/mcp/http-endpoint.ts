@@ -43,7 +43,11 @@ export interface RequestScope {
 export interface McpHttpEndpointSettings {
   readonly invoker: ToolInvoker;
   readonly options: ResolvedMcpEndpointOptions;
-  readonly logger: { error(message: string, error?: unknown): void; debug?(message: string): void };
+  readonly logger: {
+    error(message: string, error?: unknown): void;
+    warn?(message: string): void;
+    debug?(message: string): void;
+  };
   readonly scope: RequestScope;
   /** The explicit context of the calls, read per request (see `McpServerFactoryOptions.context`). */
   readonly context?: McpServerFactoryOptions['context'];

@@ -5,9 +5,10 @@
  * adapters, the official 2026-era client answering through multi round-trip input.
  */
 import 'reflect-metadata';
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import {
   Injectable,
+  Logger,
   Module,
   UseInterceptors,
   type CallHandler,
@@ -57,7 +58,30 @@ class DeskTools {
 class DeskModule {}
 
 const apps = new TestApps();
-afterEach(() => apps.closeAll());
+afterEach(async () => {
+  jest.restoreAllMocks();
+  await apps.closeAll();
+});
+
+/** Closes T-8 with the official 2026-era client at `url`, answering yes and "duplicate". */
+async function closeOverMcp(url: string) {
+  const client = new Client(
+    { name: 'desk', version: '1.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    const { message } = request.params as { message: string };
+    asked.push(message);
+    return message === 'Why?'
+      ? { action: 'accept', content: { reason: 'duplicate' } }
+      : { action: 'accept' };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-8' } });
+  await client.close();
+  return { result, asked };
+}
 
 it('a tool class method asks through the caller of ToolInvoker.invoke', async () => {
   const app = await apps.create({
@@ -101,26 +125,59 @@ describe.each(ADAPTERS)('over MCP on %s (2026-07-28 era)', (adapter) => {
       },
       adapter,
     );
-    const client = new Client(
-      { name: 'desk', version: '1.0.0' },
-      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    const asked: string[] = [];
-    client.setRequestHandler('elicitation/create', async (request) => {
-      const { message } = request.params as { message: string };
-      asked.push(message);
-      return message === 'Why?'
-        ? { action: 'accept', content: { reason: 'duplicate' } }
-        : { action: 'accept' };
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
-    const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-8' } });
-    await client.close();
+    const { result, asked } = await closeOverMcp(url);
     expect(result.isError).toBeFalsy();
     expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
       closed: true,
       reason: 'duplicate',
     });
     expect(asked).toEqual(['Close T-8?', 'Why?']);
+  });
+});
+
+describe('the requestState key of a Nest app', () => {
+  it('comes from forRootAsync as mcpRequestState', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const { url } = await apps.listen({
+      imports: [
+        DeskModule,
+        ToolsModule.forRootAsync({
+          registry: [DeskTools],
+          useFactory: () => ({ mcpRequestState: { key: 'a key from configuration, 32 bytes+' } }),
+        }),
+      ],
+    });
+    const { result, asked } = await closeOverMcp(url);
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+      closed: true,
+      reason: 'duplicate',
+    });
+    expect(asked).toEqual(['Close T-8?', 'Why?']);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('is set once: mcp.requestState and mcpRequestState together are a bootstrap error', async () => {
+    await expect(
+      apps.listen({
+        imports: [
+          DeskModule,
+          ToolsModule.forRootAsync({
+            registry: [DeskTools],
+            mcp: { requestState: { key: 'one key of at least thirty-two bytes' } },
+            useFactory: () => ({ mcpRequestState: { key: 'another key of thirty-two bytes+' } }),
+          }),
+        ],
+      }),
+    ).rejects.toThrow('set the MCP requestState once, in mcp.requestState or in mcpRequestState');
+  });
+
+  it('without one, bootstrap warns through Nest’s Logger that questions stay on one instance', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await apps.listen({
+      imports: [DeskModule, ToolsModule.forRoot({ registry: [DeskTools] })],
+    });
+    expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
+      expect.stringContaining('no requestState key is set'),
+    ]);
   });
 });

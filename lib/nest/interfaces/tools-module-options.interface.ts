@@ -3,6 +3,7 @@ import type { ToolGuard, ToolHooks, UnexpectedErrorLevel } from '../../core/hook
 import type { ToolCollection } from '../../core/registry.js';
 import type { ToolTelemetryOptions } from '../../core/telemetry.js';
 import type { Class, ToolContext } from '../../core/types.js';
+import type { McpRequestStateOptions } from '../../mcp/asking.js';
 import type { McpAuthOptions } from '../../mcp/auth/bearer-auth.js';
 import type { McpOptions } from '../mcp/mcp-options.js';
 
@@ -71,6 +72,14 @@ export interface ToolsModuleOptions {
    * })
    */
   mcpAuth?: McpAuthOptions;
+  /**
+   * The sealed state of the MCP endpoint's multi round-trip input, when its key comes from DI;
+   * the same as `mcp.requestState`, which `forRoot` takes. Set one of them.
+   *
+   * @example
+   * useFactory: (config: ConfigService) => ({ mcpRequestState: { key: config.getOrThrow('MCP_STATE_KEY') } })
+   */
+  mcpRequestState?: McpRequestStateOptions;
   /**
    * Run the application's global enhancers (`APP_GUARD`, `useGlobalInterceptors()`, …) on tool
    * calls too, besides those declared on tool classes and methods with `@UseGuards`,

@@ -20,6 +20,7 @@ import { TOOLS_MODULE_OPTIONS } from '../tools.constants.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
 import { MCP_AUTH } from './mcp-auth.js';
+import { ToolsConfigurationError } from '../../core/errors.js';
 import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
 
 /**
@@ -47,13 +48,20 @@ export class McpService
         return requestContext.request as HttpRequestLike | undefined;
       },
     };
+    if (options.requestState && toolsOptions.mcpRequestState) {
+      throw new ToolsConfigurationError(
+        'ToolsModule: set the MCP requestState once, in mcp.requestState or in mcpRequestState, not in both.',
+      );
+    }
+    const requestState = options.requestState ?? toolsOptions.mcpRequestState;
     this.endpoint = new McpHttpEndpoint({
       invoker,
-      options,
+      options: requestState ? { ...options, requestState } : options,
       scope,
       ...(auth && { auth }),
       logger: {
         error: (message, error) => this.logger.error(message, (error as Error)?.stack ?? error),
+        warn: (message) => this.logger.warn(message),
         debug: (message) => this.logger.debug(message),
       },
     });
