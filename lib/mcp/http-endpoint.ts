@@ -27,8 +27,6 @@ import {
 } from './http-framing.js';
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
-import { invokerInternals } from '../core/compiled-tools.js';
-import type { ToolTelemetry } from '../core/telemetry.js';
 import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
 
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
@@ -72,8 +70,6 @@ export class McpHttpEndpoint {
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
-  /** The invoker's telemetry, when on: requests get server spans (known once compiled). */
-  private telemetry?: ToolTelemetry;
 
   constructor(private readonly settings: McpHttpEndpointSettings) {
     const { allowedHosts, allowedOrigins } = settings.options;
@@ -106,7 +102,6 @@ export class McpHttpEndpoint {
         onerror: (error) => logger.debug?.(`MCP request rejected: ${error.message}`),
       });
       this.prepared = { surface, handler };
-      this.telemetry = invokerInternals(invoker).telemetry;
     }
     return this.prepared;
   }
@@ -208,7 +203,7 @@ export class McpHttpEndpoint {
       ? directRequest(request, parsedBody, surface, options.protocol)
       : undefined;
     if (direct) {
-      const { telemetry } = this;
+      const { telemetry } = surface;
       const span = telemetry
         ? startMcpRequestSpan(telemetry, direct, surface.catalog, () => httpNetwork(request))
         : undefined;

@@ -26,6 +26,7 @@ import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
 import { McpAsking, type McpAskRound } from './asking.js';
 import type { ToolAsk } from '../core/asking.js';
+import type { ToolTelemetry } from '../core/telemetry.js';
 
 type Era = McpRequestContext['era'];
 
@@ -129,10 +130,13 @@ export class McpToolSurface {
   private readonly direct: ReadonlySet<string>;
   /** Multi round-trip input, when some tool asks. */
   private readonly asking?: McpAsking;
+  /** The invoker's telemetry, which request spans follow (absent when it is off). */
+  readonly telemetry?: ToolTelemetry;
 
   constructor(readonly settings: McpServerFactoryOptions) {
     const { invoker } = settings;
     const manifest = invoker.manifest('MCP');
+    this.telemetry = invokerInternals(invoker).telemetry;
     this.tools = new Map(manifest.map(({ name }) => [name, compiledTool(invoker, name, 'MCP')!]));
     this.direct = new Set(
       [...this.tools.values()]
@@ -303,7 +307,7 @@ export class McpToolSurface {
 
   /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */
   readonly serverFactory: McpServerFactory = ({ era }) => {
-    const { options, cancellation, invoker, network } = this.settings;
+    const { options, cancellation, network } = this.settings;
     const { asking } = this;
     const serverOptions = {
       capabilities: CAPABILITIES,
@@ -311,8 +315,7 @@ export class McpToolSurface {
       // A sealed requestState is checked by the SDK before the handler runs (-32602 when it fails).
       ...(asking && era === 'modern' && { requestState: { verify: asking.verify } }),
     };
-    // Server spans follow the invoker's telemetry setting.
-    const { telemetry } = invokerInternals(invoker);
+    const { telemetry } = this;
     const spans = telemetry
       ? new McpTransportSpans(telemetry, this.catalog, network ?? (() => undefined))
       : undefined;
