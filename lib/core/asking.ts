@@ -85,6 +85,17 @@ export function inputUnavailable(name: string): ToolError {
   });
 }
 
+/**
+ * What a surface's `ask` throws when it carries the question in a later turn rather than
+ * waiting for it (an MCP `input_required` round, a LangGraph `interrupt()`): the round ends with
+ * `INPUT_REQUIRED`, which hooks and events see, and the handler runs again with the answer.
+ */
+export function inputPending(name: string): ToolError {
+  return new ToolError('INPUT_REQUIRED', {
+    message: `Tool "${name}" is waiting for the user's answer.`,
+  });
+}
+
 const STRING_FORMATS: ReadonlySet<string> = new Set(['email', 'uri', 'date', 'date-time']);
 
 // The requested schema of each elicitation schema, made once.

@@ -20,6 +20,11 @@ export const TOOL_ERROR_STATUS = Object.freeze({
   RECURSION_LIMIT: 508,
   /** The tool asked the user something and the caller cannot ask (see `asks`). */
   USER_INPUT_UNAVAILABLE: 428,
+  /**
+   * The call stopped at a question its caller asks in a later turn (an MCP multi round-trip
+   * call, a LangGraph interrupt): not a failure, the call runs again with the answer.
+   */
+  INPUT_REQUIRED: 202,
 } as const);
 
 /** A code the framework knows, or any string of the application's. */

@@ -307,7 +307,8 @@ export class CallTelemetry {
 
   /**
    * Ends the span with the call's outcome and records its duration: a failure sets status
-   * ERROR and `error.type` to its code, with its public message only (never a stack).
+   * ERROR and `error.type` to its code, with its public message only (never a stack). A round
+   * that stopped at a question (`INPUT_REQUIRED`) is not a failure.
    */
   end(result: ToolResult | undefined, durationMs: number): void {
     try {
@@ -320,7 +321,13 @@ export class CallTelemetry {
   private record(result: ToolResult | undefined, durationMs: number): void {
     const { span } = this;
     const { call } = this;
-    const errorType = result === undefined ? '_OTHER' : result.ok ? undefined : result.error.code;
+    // A round that stopped at a question to the user is not a failure.
+    const errorType =
+      result === undefined
+        ? '_OTHER'
+        : result.ok || result.error.code === 'INPUT_REQUIRED'
+          ? undefined
+          : result.error.code;
     if (span && otel) {
       if (errorType !== undefined) {
         span.setAttribute('error.type', errorType);

@@ -10,7 +10,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ToolAnswer, ToolAsk, ToolQuestion } from '../core/asking.js';
+import { inputPending, type ToolAnswer, type ToolAsk, type ToolQuestion } from '../core/asking.js';
 import { ToolError } from '../core/errors.js';
 
 /** Options of the sealed `requestState` of multi round-trip input (the 2026-07-28 era). */
@@ -178,9 +178,7 @@ export class McpAskRound {
       });
     }
     this.open = { question, digest: asked };
-    throw new ToolError('INPUT_REQUIRED', {
-      message: `Tool "${question.call.name}" is waiting for the user's answer.`,
-    });
+    throw inputPending(question.call.name);
   }
 
   /**

@@ -31,6 +31,7 @@ describe('TOOL_ERROR_STATUS', () => {
       SERVICE_UNAVAILABLE: 503,
       RECURSION_LIMIT: 508,
       USER_INPUT_UNAVAILABLE: 428,
+      INPUT_REQUIRED: 202,
     });
     expect(Object.isFrozen(TOOL_ERROR_STATUS)).toBe(true);
   });
