@@ -44,6 +44,17 @@ interface AskState {
 /** The confirmation a `confirm` sends: an elicitation with nothing to fill in. */
 const CONFIRM_SCHEMA = Object.freeze({ type: 'object', properties: {} });
 
+/** What an `elicitation/create` asks for a question, on either era. */
+export function elicitationParams(question: ToolQuestion): {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+} {
+  return {
+    message: question.message,
+    requestedSchema: question.kind === 'confirm' ? CONFIRM_SCHEMA : question.requestedSchema,
+  };
+}
+
 /** The SDK's words for a `requestState` it refuses, so that every refusal reads the same. */
 function invalidState(): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
@@ -201,12 +212,7 @@ export class McpAskRound {
     };
     return inputRequired({
       inputRequests: {
-        [keyOf(this.answers.length)]: inputRequired.elicit({
-          message: question.message,
-          requestedSchema: (question.kind === 'confirm'
-            ? CONFIRM_SCHEMA
-            : question.requestedSchema) as never,
-        }),
+        [keyOf(this.answers.length)]: inputRequired.elicit(elicitationParams(question) as never),
       },
       requestState: await this.codec.mint(state, this.ctx),
     });

@@ -199,6 +199,15 @@ export class McpHttpEndpoint {
       if (challenge) return writeWebResponse(target, challenge);
     }
     const { surface, handler } = this.prepare();
+    const { legacyElicitation } = surface;
+    if (legacyElicitation && options.protocol !== 'modern' && parsedBody !== undefined) {
+      // A 2025-era client answers a question with a POST of its own, which the SDK would drop.
+      if (legacyElicitation.settle(parsedBody, this.caller(request))) {
+        target.writeHead(202).end();
+        return;
+      }
+      legacyElicitation.remember(this.caller(request), parsedBody);
+    }
     const direct = options.directAnswers
       ? directRequest(request, parsedBody, surface, options.protocol)
       : undefined;
@@ -280,11 +289,18 @@ export class McpHttpEndpoint {
     await writeWebResponse(target, answer);
   }
 
-  /** Who is calling: the credential and address of the current request. */
-  private caller(): string {
-    const request = this.settings.scope.current;
+  /**
+   * Who is calling, as far as a stateless endpoint can tell a 2025-era client's requests apart:
+   * the verified principal (else the credential) and the address of the request.
+   */
+  private caller(request = this.settings.scope.current): string {
     const socket = (request?.raw ?? request)?.socket;
-    return `${request?.headers.authorization ?? ''}|${socket?.remoteAddress ?? ''}`;
+    const verified = this.settings.auth && verifiedAuth(request);
+    const principal = verified && principalFromAuth(verified);
+    const who = principal
+      ? `${principal.subject ?? ''}|${principal.clientId ?? ''}`
+      : (request?.headers.authorization ?? '');
+    return `${who}|${socket?.remoteAddress ?? ''}`;
   }
 
   /** The Host and Origin checks on the Node headers; the SDK words the refusal (see rejection). */

@@ -1,8 +1,11 @@
 import {
   ProtocolError,
   ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
   Server,
   type CallToolResult,
+  type ServerContext,
   type LoggingLevel,
   type McpRequestContext,
   type McpServerFactory,
@@ -24,8 +27,9 @@ import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
-import { McpAsking, type McpAskRound } from './asking.js';
-import type { ToolAsk } from '../core/asking.js';
+import { elicitationParams, McpAsking, type McpAskRound } from './asking.js';
+import type { ToolAsk, ToolQuestion } from '../core/asking.js';
+import { LegacyElicitation } from './legacy-elicitation.js';
 import type { ToolTelemetry } from '../core/telemetry.js';
 
 type Era = McpRequestContext['era'];
@@ -77,8 +81,9 @@ export interface McpServerFactoryOptions {
   readonly context?:
     ToolContext | (() => ToolContext | undefined | Promise<ToolContext | undefined>);
   /**
-   * Cross-request cancellation for stateless 2025-era serving: who is calling (for the current
-   * request), and the calls in flight in this process.
+   * Stateless 2025-era serving (HTTP): who is calling (for the current request), and the calls
+   * in flight in this process, which a separate `notifications/cancelled` request can cancel.
+   * Questions to such a client travel through {@link McpToolSurface.legacyElicitation}.
    */
   readonly cancellation?: { readonly caller: () => string; readonly calls: CancellableCalls };
   /** The verified principal of the current request, put in every call's context as `principal`. */
@@ -128,8 +133,15 @@ export class McpToolSurface {
    * projection (an object or no output schema) and no presenter.
    */
   private readonly direct: ReadonlySet<string>;
-  /** Multi round-trip input, when some tool asks. */
+  /** Multi round-trip input (the 2026-07-28 era), when some tool asks. */
   private readonly asking?: McpAsking;
+  /**
+   * Questions to 2025-era clients served statelessly (HTTP), when some tool asks: the endpoint
+   * feeds it the `initialize` requests and the answer POSTs.
+   */
+  readonly legacyElicitation?: LegacyElicitation;
+  /** How long a question waits for its answer, in milliseconds. */
+  private readonly waitMs: number;
   /** The invoker's telemetry, which request spans follow (absent when it is off). */
   readonly telemetry?: ToolTelemetry;
 
@@ -147,8 +159,10 @@ export class McpToolSurface {
         })
         .map(({ spec }) => spec.name),
     );
+    this.waitMs = (settings.options.requestState?.ttlSeconds ?? 600) * 1000;
     if ([...this.tools.values()].some(({ spec }) => spec.asks)) {
       this.asking = new McpAsking(settings.options.requestState);
+      if (settings.cancellation) this.legacyElicitation = new LegacyElicitation(this.waitMs);
       if (this.asking.ownKey && settings.scaled) {
         settings.logger.warn?.(
           '[toolwright] MCP: tools ask the user, and no requestState key is set: this process ' +
@@ -294,6 +308,38 @@ export class McpToolSurface {
   /** Which names a request's span may record on metrics: the tools exposed on MCP. */
   readonly catalog: McpCatalog = (kind, name) => kind === 'tool' && this.tools.has(name);
 
+  /**
+   * How a 2025-era call asks, when its client declared elicitation: over stateless HTTP through
+   * {@link legacyElicitation} (the SDK server of the request never saw the client's
+   * `initialize`), otherwise (stdio) through the SDK's own `elicitation/create`.
+   */
+  private legacyAsk(server: Server, ctx: ServerContext): ToolAsk | undefined {
+    const { legacyElicitation, waitMs } = this;
+    const { cancellation } = this.settings;
+    if (legacyElicitation && cancellation) {
+      const caller = cancellation.caller();
+      if (!legacyElicitation.canAsk(caller)) return undefined;
+      return (question, { signal }) =>
+        legacyElicitation.ask(question, caller, signal, (message) =>
+          server.transport!.send(message as never, { relatedRequestId: ctx.mcpReq.id }),
+        );
+    }
+    if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+    return async (question, { signal }) => {
+      try {
+        const answer = await ctx.mcpReq.elicitInput(elicitationParams(question) as never, {
+          signal,
+          timeout: waitMs,
+        });
+        return answer.action === 'accept'
+          ? { action: 'accept', content: answer.content ?? {} }
+          : { action: answer.action };
+      } catch (error) {
+        throw elicitationFailure(question, error, waitMs);
+      }
+    };
+  }
+
   /** Who is calling, as a question's state binds it: the verified principal, if any. */
   private caller(): string {
     const principal = this.settings.principal?.();
@@ -330,15 +376,19 @@ export class McpToolSurface {
         _meta?: Record<string, unknown>;
       };
       let round: McpAskRound | undefined;
+      let ask: ToolAsk | undefined;
       if (asking && era === 'modern') {
         if (this.tools.get(params.name)?.spec.asks) {
           round = asking.round(ctx, params.name, params.arguments, this.caller());
+          ask = round.ask;
         } else {
           asking.refuseStray(ctx);
         }
+      } else if (asking && this.tools.get(params.name)?.spec.asks) {
+        ask = this.legacyAsk(server, ctx);
       }
       const { result, outputSchema } = await this.call(era, params.name, params.arguments, {
-        ask: round?.ask,
+        ask,
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,
         progressToken: params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken,
@@ -367,6 +417,28 @@ export class McpToolSurface {
 }
 
 const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+/** A failed `elicitation/create` of the SDK, as the handler's question fails. */
+function elicitationFailure(question: ToolQuestion, error: unknown, waitMs: number): unknown {
+  const tool = question.call.name;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return new ToolError('REQUEST_TIMEOUT', {
+      message: `Tool "${tool}" asked the user and got no answer within ${waitMs / 1000} s.`,
+      hint: 'Call the tool again when the user can answer.',
+    });
+  }
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
+    return new ToolError('VALIDATION_ERROR', {
+      message: `The user's answer to "${tool}" does not fit the schema it asked with.`,
+    });
+  }
+  if (error instanceof ProtocolError) {
+    return new ToolError('USER_INPUT_UNAVAILABLE', {
+      message: `Tool "${tool}" asked the user, and the client answered with an error: ${error.message}`,
+    });
+  }
+  return error;
+}
 
 /**
  * The per-request MCP server factory: `tools/list` from entries prepared once per era (filtered

@@ -24,6 +24,9 @@ import {
   type ToolCall,
 } from '../../lib/index.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 
 const Reason = z.object({ reason: z.enum(['duplicate', 'solved', 'spam']) });
@@ -63,21 +66,51 @@ afterEach(async () => {
   await apps.closeAll();
 });
 
-/** Closes T-8 with the official 2026-era client at `url`, answering yes and "duplicate". */
-async function closeOverMcp(url: string) {
+type Generation = 'v1 (2025)' | 'v2 (2026-07-28)';
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+
+/**
+ * Closes T-8 with the official client of `generation` at `url`, its user answering each question
+ * from `answers` (by default yes, then "duplicate").
+ */
+async function closeOverMcp(
+  url: string,
+  generation: Generation = 'v2 (2026-07-28)',
+  answers: Answer[] = [
+    { action: 'accept' },
+    { action: 'accept', content: { reason: 'duplicate' } },
+  ],
+) {
+  const asked: string[] = [];
+  const answer = (message: string): Answer => {
+    asked.push(message);
+    const next = answers.shift();
+    if (!next) throw new Error(`no answer scripted for "${message}"`);
+    return next;
+  };
+  const endpoint = new URL(`${url}/mcp`);
+  if (generation === 'v1 (2025)') {
+    const client = new ClientV1(
+      { name: 'desk', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      answer((request.params as { message: string }).message),
+    );
+    await client.connect(new TransportV1(endpoint));
+    const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-8' } });
+    await client.close();
+    return { result, asked };
+  }
   const client = new Client(
     { name: 'desk', version: '1.0.0' },
     { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
-  const asked: string[] = [];
-  client.setRequestHandler('elicitation/create', async (request) => {
-    const { message } = request.params as { message: string };
-    asked.push(message);
-    return message === 'Why?'
-      ? { action: 'accept', content: { reason: 'duplicate' } }
-      : { action: 'accept' };
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  client.setRequestHandler(
+    'elicitation/create',
+    async (request) => answer((request.params as { message: string }).message) as never,
+  );
+  await client.connect(new StreamableHTTPClientTransport(endpoint));
   const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-8' } });
   await client.close();
   return { result, asked };
@@ -111,9 +144,9 @@ it('a tool class method asks through the caller of ToolInvoker.invoke', async ()
   ).resolves.toMatchObject({ ok: false, error: { code: 'USER_INPUT_UNAVAILABLE' } });
 });
 
-describe.each(ADAPTERS)('over MCP on %s (2026-07-28 era)', (adapter) => {
-  it("the official client answers the method's questions; the key comes from mcp.requestState", async () => {
-    const { url } = await apps.listen(
+describe.each(ADAPTERS)('over MCP on %s', (adapter) => {
+  const listen = () =>
+    apps.listen(
       {
         imports: [
           DeskModule,
@@ -125,13 +158,52 @@ describe.each(ADAPTERS)('over MCP on %s (2026-07-28 era)', (adapter) => {
       },
       adapter,
     );
+  const data = (result: { content?: unknown }) =>
+    JSON.parse((result.content as Array<{ text: string }>)[0].text);
+
+  it("the official 2026-era client answers the method's questions; the key comes from mcp.requestState", async () => {
+    const { url } = await listen();
     const { result, asked } = await closeOverMcp(url);
     expect(result.isError).toBeFalsy();
-    expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
-      closed: true,
-      reason: 'duplicate',
-    });
+    expect(data(result)).toEqual({ closed: true, reason: 'duplicate' });
     expect(asked).toEqual(['Close T-8?', 'Why?']);
+  });
+
+  describe.each(['v1 (2025)', 'v2 (2026-07-28)'] as const)('the %s client', (generation) => {
+    it('accepts both questions', async () => {
+      const { url } = await listen();
+      const { result, asked } = await closeOverMcp(url, generation, [
+        { action: 'accept' },
+        { action: 'accept', content: { reason: 'spam' } },
+      ]);
+      expect(data(result)).toEqual({ closed: true, reason: 'spam' });
+      expect(asked).toEqual(['Close T-8?', 'Why?']);
+    });
+
+    it('declines the confirmation: the handler sees false and asks nothing more', async () => {
+      const { url } = await listen();
+      const { result, asked } = await closeOverMcp(url, generation, [{ action: 'decline' }]);
+      expect(data(result)).toEqual({ closed: false });
+      expect(asked).toEqual(['Close T-8?']);
+    });
+
+    it('cancels the elicitation: the handler sees the action, no content', async () => {
+      const { url } = await listen();
+      const { result } = await closeOverMcp(url, generation, [
+        { action: 'accept' },
+        { action: 'cancel' },
+      ]);
+      expect(data(result)).toEqual({ closed: true, reason: null });
+    });
+
+    it('declines the elicitation', async () => {
+      const { url } = await listen();
+      const { result } = await closeOverMcp(url, generation, [
+        { action: 'accept' },
+        { action: 'decline' },
+      ]);
+      expect(data(result)).toEqual({ closed: true, reason: null });
+    });
   });
 });
 
