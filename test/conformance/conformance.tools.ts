@@ -57,6 +57,47 @@ const address = z
   .object({ street: z.string().optional(), city: z.string().optional() })
   .meta({ id: 'address' });
 
+/** What `test_elicitation` asks: a user name and an email address. */
+const UserDetails = z.object({
+  username: z.string().describe("User's response"),
+  email: z.string().describe("User's email address"),
+});
+
+/** SEP-1034: a default on every kind of field. */
+const WithDefaults = z.object({
+  name: z.string().default('John Doe'),
+  age: z.int().default(30),
+  score: z.number().default(95.5),
+  status: z.enum(['active', 'inactive', 'pending']).default('active'),
+  verified: z.boolean().default(true),
+});
+
+/** SEP-1330: the five shapes of an enum. */
+const EnumShapes = z.object({
+  untitledSingle: z.enum(['option1', 'option2', 'option3']),
+  titledSingle: z.union([
+    z.literal('value1').meta({ title: 'First Option' }),
+    z.literal('value2').meta({ title: 'Second Option' }),
+    z.literal('value3').meta({ title: 'Third Option' }),
+  ]),
+  legacyEnum: z
+    .enum(['opt1', 'opt2', 'opt3'])
+    .meta({ enumNames: ['Option One', 'Option Two', 'Option Three'] }),
+  untitledMulti: z.array(z.enum(['option1', 'option2', 'option3'])),
+  titledMulti: z.array(
+    z.union([
+      z.literal('value1').meta({ title: 'First Choice' }),
+      z.literal('value2').meta({ title: 'Second Choice' }),
+      z.literal('value3').meta({ title: 'Third Choice' }),
+    ]),
+  ),
+});
+
+/** The text the elicitation fixtures answer with: the user's action and content. */
+function userResponse(answer: { action: string; content?: unknown }): string {
+  return `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
+}
+
 /** The fixture tools, each recording its calls in `calls`. */
 export function conformanceTools(calls: ConformanceCalls): RuntimeTool[] {
   return [
@@ -192,6 +233,49 @@ export function conformanceTools(calls: ConformanceCalls): RuntimeTool[] {
         await sleep(50, undefined, { signal });
         log.info('Tool execution completed');
         return { text: 'Tool with logging executed successfully' };
+      },
+    }),
+    defineRuntimeTool({
+      name: 'test_elicitation',
+      description: 'Asks the user for a name and an email address',
+      identity: { serviceName: 'conformance', action: 'elicitation', method: 'POST' },
+      input: z.object({ message: z.string() }),
+      asks: { elicit: [UserDetails] },
+      handler: async ({ call, input, elicit }) => {
+        calls.record(call.name);
+        return userResponse(await elicit({ message: input.message, schema: UserDetails }));
+      },
+    }),
+    defineRuntimeTool({
+      name: 'test_elicitation_sep1034_defaults',
+      description: 'Asks with a default on every field (SEP-1034)',
+      identity: { serviceName: 'conformance', action: 'elicitation_defaults', method: 'POST' },
+      input: noInput,
+      asks: { elicit: [WithDefaults] },
+      handler: async ({ call, elicit }) => {
+        calls.record(call.name);
+        return userResponse(
+          await elicit({
+            message: 'Please review and update the form fields with defaults',
+            schema: WithDefaults,
+          }),
+        );
+      },
+    }),
+    defineRuntimeTool({
+      name: 'test_elicitation_sep1330_enums',
+      description: 'Asks with every shape of enum (SEP-1330)',
+      identity: { serviceName: 'conformance', action: 'elicitation_enums', method: 'POST' },
+      input: noInput,
+      asks: { elicit: [EnumShapes] },
+      handler: async ({ call, elicit }) => {
+        calls.record(call.name);
+        return userResponse(
+          await elicit({
+            message: 'Please select options from the enum fields',
+            schema: EnumShapes,
+          }),
+        );
       },
     }),
     defineRuntimeTool({

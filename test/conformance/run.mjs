@@ -4,7 +4,7 @@
  *
  * Starts `conformance.app.ts` on a free loopback port, waits until it answers, runs each required
  * server scenario as its own `conformance server --scenario` process, reads the suite's
- * `checks.json`, and — for the `tools-call-*` scenarios — checks through `GET /conformance/calls`
+ * `checks.json`, and — for the scenarios that call a fixture tool — checks through `GET /conformance/calls`
  * that the fixture tool's handler really ran (some suite checks also pass on a "tool not found"
  * answer). Prints a PASS/FAIL table, stops the server, and exits 1 on any failure. Every step is
  * bounded by a timeout.
@@ -38,6 +38,9 @@ const SCENARIOS = [
   ['tools-call-with-logging', 'test_tool_with_logging'],
   ['tools-call-with-progress', 'test_tool_with_progress'],
   ['json-schema-2020-12'],
+  ['tools-call-elicitation', 'test_elicitation'],
+  ['elicitation-sep1034-defaults', 'test_elicitation_sep1034_defaults'],
+  ['elicitation-sep1330-enums', 'test_elicitation_sep1330_enums'],
 ];
 
 const TOTAL_TIMEOUT_MS = 150_000;

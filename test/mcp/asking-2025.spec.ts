@@ -1,0 +1,403 @@
+/**
+ * A handler's `confirm` and `elicit` for 2025-era clients: over stateless HTTP the endpoint
+ * remembers the capabilities of each caller's `initialize`, writes `elicitation/create` on the
+ * call's own stream and routes the answer POST to the waiting question; over stdio the SDK's own
+ * request carries it. Clients that cannot answer get `USER_INPUT_UNAVAILABLE` and no question;
+ * an unanswered question ends with `REQUEST_TIMEOUT`; an answer from another caller is ignored;
+ * and every way out forgets the question.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { createToolInvoker, defineRuntimeTool, type ToolInvoker } from '../../lib/core/index.js';
+import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
+import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
+import type { ToolQuestion } from '../../lib/core/asking.js';
+import { ACCEPT, LEGACY_VERSION } from '../fixtures/mcp-http.js';
+import { textJson } from './support.js';
+
+const Contact = z.object({ username: z.string(), email: z.email() });
+const runs: string[] = [];
+
+function tools() {
+  return [
+    defineRuntimeTool({
+      description: 'Delete a record once the user confirms',
+      identity: { serviceName: 'records', action: 'delete', method: 'DELETE' },
+      input: z.object({ id: z.string() }),
+      asks: { confirm: true },
+      handler: async ({ input, confirm }) => {
+        runs.push(`delete ${input.id}`);
+        return { deleted: await confirm(`Delete ${input.id}?`) };
+      },
+    }),
+    defineRuntimeTool({
+      description: 'Ask for a contact',
+      identity: { serviceName: 'records', action: 'contact', method: 'POST' },
+      input: z.object({}),
+      asks: { elicit: [Contact] },
+      handler: async ({ elicit }) => {
+        runs.push('contact');
+        const answer = await elicit({ message: 'Who are you?', schema: Contact });
+        return answer.action === 'accept' ? answer.content : { action: answer.action };
+      },
+    }),
+  ];
+}
+
+async function listen(ttlSeconds?: number) {
+  const invoker: ToolInvoker = createToolInvoker(tools());
+  const handler = createMcpHttpHandler(invoker, {
+    ...(ttlSeconds !== undefined && { requestState: { key: 'k'.repeat(32), ttlSeconds } }),
+    logger: { error: () => undefined },
+  });
+  const server = createServer(handler);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return { url, server, invoker };
+}
+
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+
+/** A 2025-era client (with or without elicitation) and what it posted. */
+async function clientOf(
+  url: string,
+  options: { elicitation?: boolean; answer?: (message: string, signal: AbortSignal) => unknown },
+) {
+  const posted: unknown[] = [];
+  const client = new ClientV1(
+    { name: 'records', version: '1.0.0' },
+    { capabilities: options.elicitation === false ? {} : { elicitation: {} } },
+  );
+  if (options.elicitation !== false) {
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      async (request, extra) =>
+        (options.answer ?? (() => ({ action: 'accept' })))(
+          (request.params as { message: string }).message,
+          extra.signal,
+        ) as never,
+    );
+  }
+  await client.connect(
+    new TransportV1(new URL(url), {
+      fetch: async (input, init) => {
+        if (typeof init?.body === 'string') posted.push(JSON.parse(init.body));
+        return fetch(input, init);
+      },
+    }),
+  );
+  return { client, posted };
+}
+
+let app: Awaited<ReturnType<typeof listen>>;
+const servers: Server[] = [];
+beforeAll(async () => {
+  app = await listen();
+  servers.push(app.server);
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+});
+afterEach(() => {
+  runs.length = 0;
+});
+
+describe('2025-era elicitation over stateless HTTP', () => {
+  it('sends the question on the call’s stream with its own id; the answer POST is answered 202', async () => {
+    const { client, posted } = await clientOf(app.url, {
+      answer: () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }),
+    });
+    const result = await client.callTool({ name: 'records_contact', arguments: {} });
+    await client.close();
+    expect(textJson(result)).toEqual({ username: 'ada', email: 'ada@example.com' });
+    const answer = posted.find(
+      (message) => (message as { result?: unknown }).result !== undefined,
+    ) as { id: string; result: unknown };
+    expect(answer.id).toMatch(/^tw-elicit-[0-9a-f-]{36}$/);
+    expect(answer.result).toEqual({
+      action: 'accept',
+      content: { username: 'ada', email: 'ada@example.com' },
+    });
+  });
+
+  it('validates accepted content with the schema: VALIDATION_ERROR, not a success', async () => {
+    const { client } = await clientOf(app.url, {
+      answer: () => ({ action: 'accept', content: { username: 'ada', email: 'not an email' } }),
+    });
+    const result = await client.callTool({ name: 'records_contact', arguments: {} });
+    await client.close();
+    expect(result.isError).toBe(true);
+    expect(textJson(result)).toMatchObject({ error: 'VALIDATION_ERROR' });
+  });
+
+  it('a client without the elicitation capability gets USER_INPUT_UNAVAILABLE and no question', async () => {
+    const { client, posted } = await clientOf(app.url, { elicitation: false });
+    const result = await client.callTool({ name: 'records_delete', arguments: { id: 'r1' } });
+    await client.close();
+    expect(result.isError).toBe(true);
+    expect(textJson(result)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
+    expect(runs).toEqual(['delete r1']);
+    // The client answered nothing: it was asked nothing.
+    expect(
+      posted.filter((message) => (message as { method?: unknown }).method === undefined),
+    ).toEqual([]);
+  });
+
+  it('concurrent calls of one client each get their own answer', async () => {
+    const { client } = await clientOf(app.url, {
+      answer: (message) => ({ action: message === 'Delete r2?' ? 'accept' : 'decline' }),
+    });
+    const [one, two, three] = await Promise.all(
+      ['r1', 'r2', 'r3'].map((id) =>
+        client.callTool({ name: 'records_delete', arguments: { id } }),
+      ),
+    );
+    await client.close();
+    expect([one, two, three].map(textJson)).toEqual([
+      { deleted: false },
+      { deleted: true },
+      { deleted: false },
+    ]);
+  });
+
+  it('an unanswered question ends the call with REQUEST_TIMEOUT and tells the client to stop asking', async () => {
+    const slow = await listen(1);
+    servers.push(slow.server);
+    let stopped!: () => void;
+    const told = new Promise<void>((resolve) => (stopped = resolve));
+    const { client } = await clientOf(slow.url, {
+      answer: (_message, signal) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            stopped();
+            reject(new Error('the server cancelled the question'));
+          }),
+        ),
+    });
+    const result = await client.callTool({ name: 'records_delete', arguments: { id: 'r9' } });
+    expect(result.isError).toBe(true);
+    expect(textJson(result)).toMatchObject({ error: 'REQUEST_TIMEOUT', retryable: true });
+    await told; // notifications/cancelled reached the client's handler
+    await client.close();
+  });
+});
+
+/** Raw 2025-era HTTP, to answer a question as another caller would. */
+describe('the answer POST', () => {
+  const headers = (authorization: string) => ({
+    'content-type': 'application/json',
+    accept: ACCEPT,
+    'mcp-protocol-version': LEGACY_VERSION,
+    authorization,
+  });
+  const post = (authorization: string, body: unknown) =>
+    fetch(app.url, { method: 'POST', headers: headers(authorization), body: JSON.stringify(body) });
+
+  /** Reads SSE `data:` messages from a streamed answer until `until` says stop. */
+  async function* messages(response: Response) {
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const event = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = event
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trim())
+          .join('');
+        if (data) yield JSON.parse(data) as Record<string, any>;
+      }
+    }
+  }
+
+  it('from another caller is answered 202 and ignored; the asking caller’s settles the question', async () => {
+    const initialize = await post('Bearer alice', {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LEGACY_VERSION,
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'raw', version: '1.0.0' },
+      },
+    });
+    await initialize.text();
+    const call = await post('Bearer alice', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'records_delete', arguments: { id: 'r7' } },
+    });
+    const stream = messages(call);
+    const question = (await stream.next()).value!;
+    expect(question).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Delete r7?', requestedSchema: { type: 'object', properties: {} } },
+    });
+
+    const forged = await post('Bearer mallory', {
+      jsonrpc: '2.0',
+      id: question.id,
+      result: { action: 'accept' },
+    });
+    expect(forged.status).toBe(202);
+    expect(await forged.text()).toBe('');
+
+    const answered = await post('Bearer alice', {
+      jsonrpc: '2.0',
+      id: question.id,
+      result: { action: 'decline' },
+    });
+    expect(answered.status).toBe(202);
+    const response = (await stream.next()).value!;
+    expect(response).toMatchObject({ id: 1, result: { content: [{ type: 'text' }] } });
+    expect(response.result.isError).toBeFalsy();
+    expect(JSON.parse(response.result.content[0].text)).toEqual({ deleted: false });
+
+    // The question is gone: a late answer changes nothing and still gets 202.
+    const late = await post('Bearer alice', {
+      jsonrpc: '2.0',
+      id: question.id,
+      result: { action: 'accept' },
+    });
+    expect(late.status).toBe(202);
+  });
+});
+
+describe('2025-era elicitation over stdio (the SDK’s own request)', () => {
+  it('confirm and elicit reach the client; a client without the capability gets USER_INPUT_UNAVAILABLE', async () => {
+    for (const elicitation of [true, false]) {
+      const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+      const handle = serveStdio(createToolInvoker(tools()), {
+        protocol: 'legacy',
+        transport: serverSide,
+      });
+      const client = new ClientV1(
+        { name: 'records', version: '1.0.0' },
+        { capabilities: elicitation ? { elicitation: {} } : {} },
+      );
+      const asked: string[] = [];
+      if (elicitation) {
+        client.setRequestHandler(ElicitRequestSchema, async (request) => {
+          const { message } = request.params as { message: string };
+          asked.push(message);
+          return message === 'Who are you?'
+            ? { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }
+            : { action: 'accept' };
+        });
+      }
+      await client.connect(clientSide as never);
+      const deleted = await client.callTool({ name: 'records_delete', arguments: { id: 's1' } });
+      const contact = await client.callTool({ name: 'records_contact', arguments: {} });
+      await client.close();
+      await handle.close();
+      if (elicitation) {
+        expect(textJson(deleted)).toEqual({ deleted: true });
+        expect(textJson(contact)).toEqual({ username: 'ada', email: 'ada@example.com' });
+        expect(asked).toEqual(['Delete s1?', 'Who are you?']);
+      } else {
+        expect(textJson(deleted)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
+        expect(textJson(contact)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
+      }
+    }
+  });
+});
+
+describe('LegacyElicitation forgets every question, whichever way it ends', () => {
+  const question: ToolQuestion = {
+    kind: 'confirm',
+    message: 'Sure?',
+    call: { name: 'records_delete' } as ToolQuestion['call'],
+  };
+  afterEach(() => jest.useRealTimers());
+
+  it('answered, timed out, abandoned, or unsendable', async () => {
+    jest.useFakeTimers();
+    const questions = new LegacyElicitation(5_000);
+    const sent: Array<Record<string, any>> = [];
+    const send = async (message: Record<string, unknown>) => void sent.push(message);
+
+    const answered = questions.ask(question, 'alice', new AbortController().signal, send);
+    await Promise.resolve();
+    expect(questions.size).toBe(1);
+    expect(
+      questions.settle({ jsonrpc: '2.0', id: sent[0].id, result: { action: 'accept' } }, 'alice'),
+    ).toBe(true);
+    await expect(answered).resolves.toEqual({ action: 'accept', content: {} });
+    expect(questions.size).toBe(0);
+
+    const timedOut = questions.ask(question, 'alice', new AbortController().signal, send);
+    const timedOutResult = expect(timedOut).rejects.toMatchObject({ code: 'REQUEST_TIMEOUT' });
+    jest.advanceTimersByTime(5_000);
+    await timedOutResult;
+    expect(questions.size).toBe(0);
+    expect(sent.at(-1)).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: sent.at(-2)!.id },
+    });
+
+    const controller = new AbortController();
+    const abandoned = questions.ask(question, 'alice', controller.signal, send);
+    controller.abort(new Error('the call ended'));
+    await expect(abandoned).rejects.toThrow('the call ended');
+    expect(questions.size).toBe(0);
+
+    const unsendable = questions.ask(question, 'alice', new AbortController().signal, () =>
+      Promise.reject(new Error('stream closed')),
+    );
+    await expect(unsendable).rejects.toThrow('stream closed');
+    expect(questions.size).toBe(0);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('a client’s error answer fails the question with USER_INPUT_UNAVAILABLE', async () => {
+    const questions = new LegacyElicitation(5_000);
+    let id = '';
+    const asked = questions.ask(
+      question,
+      'alice',
+      new AbortController().signal,
+      async (message) => {
+        id = message.id as string;
+      },
+    );
+    await Promise.resolve();
+    questions.settle(
+      { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } },
+      'alice',
+    );
+    await expect(asked).rejects.toMatchObject({
+      code: 'USER_INPUT_UNAVAILABLE',
+      message: expect.stringContaining('Method not found'),
+    });
+  });
+
+  it('remembers elicitation from initialize, per caller; a later initialize without it forgets', () => {
+    const questions = new LegacyElicitation(5_000);
+    const initialize = (capabilities: object) => ({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { capabilities },
+    });
+    questions.remember('alice', initialize({ elicitation: {} }));
+    questions.remember('bob', initialize({}));
+    questions.remember('carol', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(['alice', 'bob', 'carol'].map((who) => questions.canAsk(who))).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    questions.remember('alice', initialize({ sampling: {} }));
+    expect(questions.canAsk('alice')).toBe(false);
+  });
+});
