@@ -76,7 +76,7 @@ function digest(value: unknown): string {
  */
 export class McpAsking {
   private readonly codec: RequestStateCodec<AskState>;
-  /** States already used, until they expire: a state answers one round only. */
+  /** The nonces of the states already used, until they expire: a state answers one round only. */
   private readonly used = new Map<string, number>();
   private readonly ttlSeconds: number;
   /** Whether the key was made by this process (a warning is due when requests may reach others). */
@@ -92,18 +92,23 @@ export class McpAsking {
   }
 
   /** The SDK's `requestState.verify`: the payload, or a throw it answers `-32602`. */
-  readonly verify = async (state: string, ctx: ServerContext): Promise<AskState> => {
-    const payload = await this.codec.verify(state, ctx);
+  readonly verify = (state: string, ctx: ServerContext): Promise<AskState> =>
+    this.codec.verify(state, ctx);
+
+  /**
+   * Marks a state used once the round it opens is checked (so that a state sent by the wrong
+   * caller, or with other arguments, does not spend it); a state used already is refused.
+   */
+  private claim(nonce: string): void {
     const now = Date.now();
     // Every state lives as long: the oldest expire first, and the scan stops at the first alive.
     for (const [seen, expires] of this.used) {
       if (expires > now) break;
       this.used.delete(seen);
     }
-    if (this.used.has(state)) throw new Error('replayed');
-    this.used.set(state, now + this.ttlSeconds * 1000);
-    return payload;
-  };
+    if (this.used.has(nonce)) throw invalidState();
+    this.used.set(nonce, now + this.ttlSeconds * 1000);
+  }
 
   /** Refuses a `requestState` sent with a call of a tool that asks nothing: it belongs elsewhere. */
   refuseStray(ctx: ServerContext): void {
@@ -116,7 +121,7 @@ export class McpAsking {
    * ended on an open question.
    */
   round(ctx: ServerContext, tool: string, args: unknown, caller: string): McpAskRound {
-    return new McpAskRound(this.codec, ctx, tool, args, caller);
+    return new McpAskRound(this.codec, ctx, tool, args, caller, (nonce) => this.claim(nonce));
   }
 }
 
@@ -138,6 +143,7 @@ export class McpAskRound {
     private readonly tool: string,
     args: unknown,
     private readonly caller: string,
+    claim: (nonce: string) => void,
   ) {
     this.argsDigest = digest(args ?? {});
     const state = ctx.mcpReq.requestState?.<AskState>();
@@ -146,6 +152,7 @@ export class McpAskRound {
         typeof state !== 'object' ||
         state === null ||
         state.v !== 1 ||
+        typeof state.nonce !== 'string' ||
         state.tool !== tool ||
         state.args !== this.argsDigest ||
         state.caller !== caller ||
@@ -154,6 +161,7 @@ export class McpAskRound {
       ) {
         throw invalidState();
       }
+      claim(state.nonce);
       this.asked.push(...state.asked);
       const view = inputResponse(ctx.mcpReq.inputResponses, keyOf(state.asked.length - 1));
       // No answer to the open question counts as the user cancelling it.

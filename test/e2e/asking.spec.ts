@@ -158,8 +158,8 @@ describe.each(ADAPTERS)('over MCP on %s', (adapter) => {
       },
       adapter,
     );
-  const data = (result: { content?: unknown }) =>
-    JSON.parse((result.content as Array<{ text: string }>)[0].text);
+  const data = (result: unknown) =>
+    JSON.parse((result as { content: Array<{ text: string }> }).content[0].text);
 
   it("the official 2026-era client answers the method's questions; the key comes from mcp.requestState", async () => {
     const { url } = await listen();

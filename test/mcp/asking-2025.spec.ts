@@ -21,6 +21,9 @@ import type { ToolQuestion } from '../../lib/core/asking.js';
 import { ACCEPT, LEGACY_VERSION } from '../fixtures/mcp-http.js';
 import { textJson } from './support.js';
 
+/** The JSON of a result's text, whichever client generation's result type it has. */
+const json = (result: unknown) => textJson(result as never);
+
 const Contact = z.object({ username: z.string(), email: z.email() });
 const runs: string[] = [];
 
@@ -115,7 +118,7 @@ describe('2025-era elicitation over stateless HTTP', () => {
     });
     const result = await client.callTool({ name: 'records_contact', arguments: {} });
     await client.close();
-    expect(textJson(result)).toEqual({ username: 'ada', email: 'ada@example.com' });
+    expect(json(result)).toEqual({ username: 'ada', email: 'ada@example.com' });
     const answer = posted.find(
       (message) => (message as { result?: unknown }).result !== undefined,
     ) as { id: string; result: unknown };
@@ -133,7 +136,7 @@ describe('2025-era elicitation over stateless HTTP', () => {
     const result = await client.callTool({ name: 'records_contact', arguments: {} });
     await client.close();
     expect(result.isError).toBe(true);
-    expect(textJson(result)).toMatchObject({ error: 'VALIDATION_ERROR' });
+    expect(json(result)).toMatchObject({ error: 'VALIDATION_ERROR' });
   });
 
   it('a client without the elicitation capability gets USER_INPUT_UNAVAILABLE and no question', async () => {
@@ -141,7 +144,7 @@ describe('2025-era elicitation over stateless HTTP', () => {
     const result = await client.callTool({ name: 'records_delete', arguments: { id: 'r1' } });
     await client.close();
     expect(result.isError).toBe(true);
-    expect(textJson(result)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
+    expect(json(result)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
     expect(runs).toEqual(['delete r1']);
     // The client answered nothing: it was asked nothing.
     expect(
@@ -159,7 +162,7 @@ describe('2025-era elicitation over stateless HTTP', () => {
       ),
     );
     await client.close();
-    expect([one, two, three].map(textJson)).toEqual([
+    expect([one, two, three].map(json)).toEqual([
       { deleted: false },
       { deleted: true },
       { deleted: false },
@@ -182,7 +185,7 @@ describe('2025-era elicitation over stateless HTTP', () => {
     });
     const result = await client.callTool({ name: 'records_delete', arguments: { id: 'r9' } });
     expect(result.isError).toBe(true);
-    expect(textJson(result)).toMatchObject({ error: 'REQUEST_TIMEOUT', retryable: true });
+    expect(json(result)).toMatchObject({ error: 'REQUEST_TIMEOUT', retryable: true });
     await told; // notifications/cancelled reached the client's handler
     await client.close();
   });
@@ -301,12 +304,12 @@ describe('2025-era elicitation over stdio (the SDK’s own request)', () => {
       await client.close();
       await handle.close();
       if (elicitation) {
-        expect(textJson(deleted)).toEqual({ deleted: true });
-        expect(textJson(contact)).toEqual({ username: 'ada', email: 'ada@example.com' });
+        expect(json(deleted)).toEqual({ deleted: true });
+        expect(json(contact)).toEqual({ username: 'ada', email: 'ada@example.com' });
         expect(asked).toEqual(['Delete s1?', 'Who are you?']);
       } else {
-        expect(textJson(deleted)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
-        expect(textJson(contact)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
+        expect(json(deleted)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
+        expect(json(contact)).toMatchObject({ error: 'USER_INPUT_UNAVAILABLE' });
       }
     }
   });
@@ -318,7 +321,9 @@ describe('LegacyElicitation forgets every question, whichever way it ends', () =
     message: 'Sure?',
     call: { name: 'records_delete' } as ToolQuestion['call'],
   };
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('answered, timed out, abandoned, or unsendable', async () => {
     jest.useFakeTimers();
