@@ -15,7 +15,12 @@ const port = Number(process.env.PORT ?? 3000);
 const databaseFile = resolve(process.env.HELPDESK_DB ?? 'sample/data/helpdesk.db');
 
 const app = await NestFactory.create<NestExpressApplication>(
-  AppModule.forRoot({ databaseFile, logCalls: true }),
+  AppModule.forRoot({
+    databaseFile,
+    logCalls: true,
+    // Share one key between instances; without it the process makes its own.
+    requestStateKey: process.env.HELPDESK_STATE_KEY,
+  }),
 );
 app.enableShutdownHooks();
 await app.listen(port, '127.0.0.1');

@@ -30,6 +30,11 @@ export interface HelpdeskAppOptions {
    * REST routes keep their API keys.
    */
   oauth?: { issuer: string; resource: string };
+  /**
+   * The key that seals the state of a question to a 2026-era MCP client (32 bytes or more), the
+   * same on every instance. Without it, each process makes its own (and says so at bootstrap).
+   */
+  requestStateKey?: string;
 }
 
 const serverInfo = { name: 'helpdesk-sample', version: '1.0.0' };
@@ -37,7 +42,8 @@ const serverInfo = { name: 'helpdesk-sample', version: '1.0.0' };
 @Module({})
 export class AppModule {
   static forRoot(options: HelpdeskAppOptions): DynamicModule {
-    const { oauth } = options;
+    const { oauth, requestStateKey } = options;
+    const requestState = requestStateKey ? { requestState: { key: requestStateKey } } : {};
     return {
       module: AppModule,
       imports: [
@@ -52,6 +58,7 @@ export class AppModule {
                 // toolwright mounts the endpoint and signs its callers in: a request without a
                 // valid token for `resource` gets a 401 naming the authorization server.
                 serverInfo,
+                ...requestState,
                 auth: {
                   issuers: oauth.issuer,
                   resource: oauth.resource,
@@ -60,7 +67,7 @@ export class AppModule {
                 },
               }
             : // The application mounts the endpoint itself (McpController) to guard it.
-              { mount: false, serverInfo },
+              { mount: false, serverInfo, ...requestState },
         }),
       ],
       controllers: oauth ? [TicketsController] : [McpController, TicketsController],

@@ -25,9 +25,14 @@ export class TicketsController {
     return this.tools.invokeOrThrow('helpdesk_get_ticket', { id }, REST);
   }
 
+  /** A REST caller cannot be asked: a ticket without a priority gets `normal`. */
   @Post()
-  create(@Body() body: unknown) {
-    return this.tools.invokeOrThrow('helpdesk_create_ticket', body, REST);
+  create(@Body() body: Record<string, unknown>) {
+    return this.tools.invokeOrThrow(
+      'helpdesk_create_ticket',
+      { priority: 'normal', ...body },
+      REST,
+    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Tool, ToolFactory, type ToolCall } from 'toolwright';
+import { Tool, ToolError, ToolFactory, type ToolCall } from 'toolwright';
 import { z } from 'zod';
 import {
   TenantContext,
@@ -12,6 +12,11 @@ import { TICKETS_READ, TICKETS_WRITE } from './helpdesk.scopes.js';
 import { TicketsService } from './tickets.service.js';
 
 type Call<I> = ToolCall<I, TenantContext>;
+
+/** What creating a ticket without a priority asks the user. */
+const PriorityQuestion = z.object({
+  priority: TicketPriority.default('normal').meta({ title: 'Priority' }),
+});
 
 /**
  * The ticket tools of the help desk feature: one class, one identity (`helpdesk`, scope
@@ -77,17 +82,58 @@ export class TicketTools {
     action: 'createTicket',
     method: 'POST',
     scopes: [TICKETS_WRITE],
-    description: 'Open a new ticket for the tenant.',
+    description: 'Open a new ticket for the tenant. Without a priority, the user is asked for one.',
     input: z.object({
       title: z.string().min(3).max(200),
       body: z.string().min(1),
-      priority: TicketPriority.default('normal'),
+      priority: TicketPriority.optional(),
     }),
     output: Ticket,
     transports: ['MCP', 'AGENT', 'CLI'],
+    asks: { elicit: [PriorityQuestion] },
   })
-  create({ input, context }: Call<{ title: string; body: string; priority: Ticket['priority'] }>) {
-    return this.tickets.create(context.tenantId, context.userId, input);
+  async create({
+    input,
+    context,
+    elicit,
+  }: Call<{ title: string; body: string; priority?: Ticket['priority'] }>) {
+    // Nothing is written before the question: the call may run again with the answer.
+    let { priority } = input;
+    if (priority === undefined) {
+      const answer = await elicit({
+        message: `What priority should “${input.title}” have?`,
+        schema: PriorityQuestion,
+      });
+      if (answer.action === 'cancel') {
+        throw new ToolError('REQUEST_ABORTED', { message: 'Cancelled: no ticket was opened.' });
+      }
+      priority = answer.action === 'accept' ? answer.content.priority : 'normal';
+    }
+    return this.tickets.create(context.tenantId, context.userId, { ...input, priority });
+  }
+
+  @Tool({
+    action: 'closeTicket',
+    method: 'POST',
+    scopes: [TICKETS_WRITE],
+    description: 'Close a ticket, once the user confirms.',
+    input: z.object({ id: z.string().describe('A ticket id such as T-1001') }),
+    output: z.object({ closed: z.boolean(), ticket: Ticket }),
+    transports: ['MCP', 'AGENT', 'CLI'],
+    asks: { confirm: true },
+  })
+  async close({ input, context, confirm }: Call<{ id: string }>) {
+    const ticket = this.tickets.get(context.tenantId, input.id);
+    if (ticket.status === 'closed') return { closed: true, ticket };
+    if (
+      !(await confirm(`Close ${ticket.id} “${ticket.title}”? The requester is told it is done.`))
+    ) {
+      return { closed: false, ticket };
+    }
+    return {
+      closed: true,
+      ticket: this.tickets.update(context.tenantId, ticket.id, { status: 'closed' }),
+    };
   }
 
   @Tool({

@@ -53,6 +53,7 @@ describe('the help desk sample', () => {
       expect(names).toEqual([
         'helpdesk_add_comment',
         'helpdesk_assign_ticket',
+        'helpdesk_close_ticket',
         'helpdesk_create_ticket',
         'helpdesk_get_ticket',
         'helpdesk_list_tickets',
@@ -110,7 +111,7 @@ describe('the help desk sample', () => {
         code: ErrorCode.InvalidParams,
         message:
           'MCP error -32602: Unknown tool "helpdesk_delete_ticket". Did you mean ' +
-          '"helpdesk_create_ticket", "helpdesk_get_ticket", "helpdesk_update_ticket"?',
+          '"helpdesk_close_ticket", "helpdesk_create_ticket", "helpdesk_get_ticket"?',
       });
 
       // The request-scoped tool sees the caller and is built per call.

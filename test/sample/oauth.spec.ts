@@ -46,6 +46,7 @@ const READ_TOOLS = [
 const WRITE_TOOLS = [
   'helpdesk_add_comment',
   'helpdesk_assign_ticket',
+  'helpdesk_close_ticket',
   'helpdesk_create_ticket',
   'helpdesk_update_ticket',
 ];
@@ -137,7 +138,11 @@ describe('the help desk sample with OAuth sign-in', () => {
     async (era) => {
       const reader = await token('tickets:read');
       const title = `Step up ${era}`;
-      const refused = await call(era, reader, 'helpdesk_create_ticket', { title, body: 'x' });
+      const refused = await call(era, reader, 'helpdesk_create_ticket', {
+        title,
+        body: 'x',
+        priority: 'normal',
+      });
       expect(refused.status).toBe(403);
       expect(refused.headers['www-authenticate']).toBe(
         'Bearer error="insufficient_scope", error_description="This call needs the scopes ' +
@@ -157,7 +162,7 @@ describe('the help desk sample with OAuth sign-in', () => {
       // Stepped up, the same call runs, as the service client.
       const writer = await token('tickets:read tickets:write');
       const created = toolPayload(
-        await call(era, writer, 'helpdesk_create_ticket', { title, body: 'x' }),
+        await call(era, writer, 'helpdesk_create_ticket', { title, body: 'x', priority: 'low' }),
       );
       expect(created).toMatchObject({ isError: false, json: { title, createdBy: bot.clientId } });
       const titles = toolPayload(await call(era, reader, 'helpdesk_list_tickets', { limit: 100 }))
