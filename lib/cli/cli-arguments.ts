@@ -35,6 +35,8 @@ export type CliRequest =
       readonly json: boolean;
       readonly context?: ToolContext;
       readonly args: CliArgumentsSource;
+      /** `--yes` / `-y`: accept every confirmation the tool asks for without prompting. */
+      readonly yes?: boolean;
     };
 
 const COMMANDS = ['list', 'describe', 'call', 'help'] as const;
@@ -44,6 +46,7 @@ const OPTIONS = {
   'args-file': { type: 'string' },
   context: { type: 'string' },
   json: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -105,7 +108,7 @@ export function parseCliArguments(argv: readonly string[]): CliRequest {
     );
   }
   if (command !== 'call') {
-    for (const option of ['args', 'args-file'] as const) {
+    for (const option of ['args', 'args-file', 'yes'] as const) {
       if (values[option] !== undefined) {
         throw new CliUsageError(`--${option} is only valid with call.`);
       }
@@ -131,6 +134,7 @@ export function parseCliArguments(argv: readonly string[]): CliRequest {
     json,
     ...(context && { context }),
     args: argumentsSource(values),
+    ...(values.yes && { yes: true }),
   };
 }
 

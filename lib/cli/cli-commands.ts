@@ -1,23 +1,37 @@
+import type { ToolAsk } from '../core/asking.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
 import { toErrorEnvelope } from '../core/result.js';
 import type { ToolContext, ToolProgress } from '../core/types.js';
 import type { CliRequest } from './cli-arguments.js';
+import { cliAsking, cliTerminal, unansweredMessage, type CliOutput } from './cli-asking.js';
+import type { CliStdin } from './cli-input.js';
 import { CLI_EXIT_CODES } from './cli-usage.js';
 
 /**
- * Where a command writes, and what every call carries.
+ * Where a command writes and asks, and what every call carries.
  *
  * @example
- * const io: CliCommandIO = { stdout: process.stdout, stderr: process.stderr, context: { tenantId: 'local' } };
+ * const io: CliCommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, context: { tenantId: 'local' } };
  */
 export interface CliCommandIO {
   readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
+  /** Messages, logs and progress; the prompts of a tool's questions when it is a terminal. */
+  readonly stderr: CliOutput;
+  /**
+   * Where a tool's questions are answered: when it and stderr are terminals (`isTTY`), they are
+   * asked with prompts. Without it, or off a terminal, only `--yes` answers (confirmations).
+   */
+  readonly stdin?: CliStdin;
+  /**
+   * Answers the tool's questions instead of the terminal (an embedding's own prompts); `--yes`
+   * still accepts confirmations first.
+   */
+  readonly ask?: ToolAsk;
   /** The context of every call; `--context` is merged over it. */
   readonly context?: ToolContext;
-  /** Cancels a running call (`REQUEST_ABORTED`). */
+  /** Cancels a running call (`REQUEST_ABORTED`), closing an open prompt. */
   readonly signal?: AbortSignal;
 }
 
@@ -80,6 +94,12 @@ function progressLine({ progress, total, message }: ToolProgress): string {
  * envelope, exit 1) on stdout, and the handler's logs and progress on stderr. An unknown tool is
  * exit 2 with the closest names on stderr.
  *
+ * A tool's questions (`confirm`, `elicit`) are answered by `--yes` (confirmations), else by
+ * `io.ask`, else with prompts on the terminal (stdin and stderr both TTYs). With none of them the
+ * question fails the call with `USER_INPUT_UNAVAILABLE`, and the command exits 2 with a message
+ * on stderr saying what to do, stdout left empty. A tool that fails with that code for another
+ * reason (an `io.ask` that cannot ask, a call of its own) is an ordinary failure, exit 1.
+ *
  * @example
  * const code = await runCliCommand(invoker, { command: 'list', json: true }, process);
  */
@@ -113,15 +133,26 @@ export async function runCliCommand(
   }
 
   if (!invoker.find(command.name, 'CLI')) return unknown(command.name);
+  const asking = cliAsking({
+    yes: command.yes,
+    ask: io.ask,
+    terminal: cliTerminal(io.stdin, stderr),
+  });
   const result = await invoker.invoke(command.name, command.input, {
     transport: 'CLI',
     source: 'cli',
     context,
     signal: io.signal,
+    ask: asking.ask,
     onLog: (level, message, data) =>
       stderr.write(`[${level}] ${message}${data === undefined ? '' : ` ${json(data, false)}`}\n`),
     onProgress: (progress) => stderr.write(progressLine(progress)),
   });
+  const refused = asking.refused();
+  if (!result.ok && refused && result.error.code === 'USER_INPUT_UNAVAILABLE') {
+    stderr.write(unansweredMessage(refused));
+    return CLI_EXIT_CODES.USAGE;
+  }
   if (!result.ok) {
     stdout.write(`${json(toErrorEnvelope(result.error), !command.json)}\n`);
     return CLI_EXIT_CODES.TOOL_FAILED;

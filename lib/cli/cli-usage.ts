@@ -1,7 +1,7 @@
 /**
  * The exit codes of {@link runToolsCli}: `0` success, `1` the tool failed (its envelope is on
- * stdout) or the application could not start, `2` a usage error or an unknown tool (the message
- * is on stderr).
+ * stdout) or the application could not start, `2` a usage error, an unknown tool, or a question
+ * the tool asked with no terminal to answer it on (the message is on stderr).
  *
  * @example
  * process.exitCode = await runToolsCli(AppModule); // CLI_EXIT_CODES.TOOL_FAILED when the call failed
@@ -37,9 +37,13 @@ Options:
   --args-file <path>   Read the arguments from a file, '-' for stdin (call)
   --context <json>     The call's context, a JSON object
   --json               Machine-readable output
+  -y, --yes            Accept every confirmation the tool asks for (call)
   -h, --help           Show this help
 
 Without --args or --args-file, call reads its arguments from stdin when stdin is not a terminal.
-Exit codes: 0 success, 1 the tool failed (its error envelope on stdout), 2 usage error or unknown tool.
+A tool that asks questions prompts on the terminal (stdin and stderr); without one, only the
+confirmations --yes accepts can be answered.
+Exit codes: 0 success, 1 the tool failed (its error envelope on stdout), 2 usage error, unknown
+tool, or a question with no terminal to answer it on.
 `;
 }

@@ -1,10 +1,12 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type DynamicStructuredTool, type ToolRunnableConfig } from '@langchain/core/tools';
+import type { ToolAsk } from '../core/asking.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import { toErrorEnvelope } from '../core/result.js';
 import type { CompiledTool } from '../core/runner.js';
 import { selectTools, type ToolSelection } from '../core/tool-selection.js';
 import type { ToolContext, ToolSource } from '../core/types.js';
+import { GraphAskRound } from './graph-asking.js';
 import { runnerValidatedSchema } from './runner-validated-schema.js';
 
 /**
@@ -23,6 +25,20 @@ export interface LangChainToolsOptions extends ToolSelection {
   context?: ToolContext;
   /** The audit tag of the calls. @default 'langchain' */
   source?: ToolSource;
+  /**
+   * Answers the handlers' questions (`confirm`, `elicit`) outside a LangGraph graph that can
+   * interrupt — a tool invoked directly, or in a graph compiled without a checkpointer — by
+   * asking the user while the call waits. Inside a graph with a checkpointer, questions
+   * interrupt the graph instead (see {@link createLangChainTools}). Without it, a question goes
+   * to the caller of the toolwright call the tool runs in, if any, or fails the call with
+   * `USER_INPUT_UNAVAILABLE`, which the model reads in the error envelope.
+   *
+   * @example
+   * createLangChainTools(invoker, {
+   *   ask: async (question) => ({ action: (await promptYesNo(question.message)) ? 'accept' : 'decline' }),
+   * });
+   */
+  ask?: ToolAsk;
 }
 
 /** The text a model reads for a success: a string as it is, anything else as JSON. */
@@ -50,6 +66,14 @@ function contentOf(data: unknown): string {
  *   call (as agents do), a failure is a `ToolMessage` with `status: 'error'`; LangChain wraps a
  *   success in a `ToolMessage` with `status: 'success'` itself.
  *
+ * A handler's question (`confirm`, `elicit`), in a LangGraph graph compiled with a checkpointer
+ * (a `ToolNode`, an agent built on one), `interrupt()`s the graph with a `ToolInterrupt`; the
+ * application resumes it with `new Command({ resume: answer })`, `answer` being a `ToolAnswer`.
+ * LangGraph then runs the node again from the start, and the handler with it: the questions
+ * asked before get their answers back, in order. The round that stopped at the question ends
+ * with `INPUT_REQUIRED` for hooks and events. Elsewhere, questions go to the `ask` option.
+ * `@langchain/langgraph` is loaded only when a question is asked inside a graph.
+ *
  * `present.agent` is the AI SDK's presentation and does not apply here. Works with
  * `createToolInvoker(...)` and with Nest's injectable `ToolInvoker` (after `app.init()`).
  *
@@ -58,6 +82,14 @@ function contentOf(data: unknown): string {
  * const ai = await model.bindTools(tools).invoke(messages);
  * for (const call of ai.tool_calls ?? []) {
  *   messages.push(await tools.find((t) => t.name === call.name)!.invoke(call)); // a ToolMessage
+ * }
+ *
+ * @example
+ * // In a graph with a checkpointer: a question stops it, Command({ resume }) answers it.
+ * const state = await graph.invoke({ messages }, config);
+ * if (isInterrupted<ToolInterrupt>(state)) {
+ *   const question = state[INTERRUPT][0].value; // { type: 'toolwright/question', kind: 'confirm', … }
+ *   await graph.invoke(new Command({ resume: { action: 'accept' } }), config);
  * }
  */
 export function createLangChainTools(
@@ -72,17 +104,20 @@ export function createLangChainTools(
 function langChainTool(
   invoker: ToolInvoker,
   { spec, descriptor }: CompiledTool,
-  { context, source = 'langchain' }: LangChainToolsOptions,
+  { context, source = 'langchain', ask }: LangChainToolsOptions,
 ): DynamicStructuredTool {
   const run = async (args: unknown, config?: ToolRunnableConfig) => {
     const toolCallId = config?.toolCall?.id;
+    const asking = new GraphAskRound(config, ask);
     const result = await invoker.invoke(spec.name, args, {
       transport: 'AGENT',
       source,
       context: toolCallId === undefined ? context : { ...context, toolCallId },
       signal: config?.signal,
       toolCallId,
+      ask: asking.ask,
     });
+    asking.settle();
     if (result.ok) return contentOf(result.data);
     const envelope = JSON.stringify(toErrorEnvelope(result.error));
     if (toolCallId === undefined) return envelope;

@@ -71,12 +71,7 @@ export class LegacyElicitation {
   ): Promise<ToolAnswer> {
     const id = `${ID_PREFIX}${randomUUID()}`;
     return new Promise<ToolAnswer>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = () => {
-        this.waiting.delete(id);
-        clearTimeout(timer);
-        signal.removeEventListener('abort', abandoned);
-      };
+      if (signal.aborted) return reject(signal.reason);
       // The client may stop showing the question: tell it, best effort.
       const cancelled = (reason: string) =>
         send({
@@ -84,14 +79,7 @@ export class LegacyElicitation {
           method: 'notifications/cancelled',
           params: { requestId: id, reason },
         }).catch(() => undefined);
-      const abandoned = () => {
-        done();
-        void cancelled('The tool call ended.');
-        reject(signal.reason);
-      };
-      if (signal.aborted) return reject(signal.reason);
-      signal.addEventListener('abort', abandoned, { once: true });
-      timer = setTimeout(() => {
+      const timer = setTimeout(() => {
         done();
         void cancelled('No answer in time.');
         reject(
@@ -101,6 +89,18 @@ export class LegacyElicitation {
           }),
         );
       }, this.waitMs);
+      const abandoned = () => {
+        done();
+        void cancelled('The tool call ended.');
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', abandoned, { once: true });
+      // Every way out goes through here: the question is forgotten, the timer and listener gone.
+      const done = () => {
+        this.waiting.delete(id);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', abandoned);
+      };
       this.waiting.set(id, {
         who,
         settle: (message) => {

@@ -14,6 +14,7 @@ import {
   type CallHandler,
   type NestInterceptor,
 } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { z } from 'zod';
 import {
   Tool,
@@ -251,5 +252,22 @@ describe('the requestState key of a Nest app', () => {
     expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
       expect.stringContaining('no requestState key is set'),
     ]);
+  });
+
+  it('an application context (the command line) serves no MCP: it warns of nothing', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const context = await NestFactory.createApplicationContext(
+      {
+        module: class DeskCli {},
+        imports: [DeskModule, ToolsModule.forRoot({ registry: [DeskTools] })],
+      },
+      { logger: false },
+    );
+    try {
+      expect(context.get(ToolInvoker).find('desk_close', 'AGENT')).toBeDefined();
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      await context.close();
+    }
   });
 });

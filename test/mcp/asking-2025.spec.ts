@@ -65,8 +65,6 @@ async function listen(ttlSeconds?: number) {
   return { url, server, invoker };
 }
 
-type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
-
 /** A 2025-era client (with or without elicitation) and what it posted. */
 async function clientOf(
   url: string,

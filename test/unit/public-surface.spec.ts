@@ -62,7 +62,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
   },
   'toolwright/mcp': { ns: mcp, names: ['createMcpHttpHandler', 'serveStdio'] },
   'toolwright/ai': { ns: ai, names: ['AgentToolError', 'createAgentTools'] },
-  'toolwright/langchain': { ns: langchain, names: ['createLangChainTools'] },
+  'toolwright/langchain': { ns: langchain, names: ['createLangChainTools', 'isToolInterrupt'] },
 };
 
 /** What only the Nest layer exports (its `serveStdio`, for a Nest app, aside). */

@@ -6,7 +6,8 @@
  *   node dist/cli.js call support_get_order --args '{"id":"o-1"}' --context '{"tenantId":"acme"}'
  *   echo '{"id":"o-1"}' | node dist/cli.js call support_get_order --json
  *
- * Exit codes: 0 success, 1 tool failure (the envelope on stdout), 2 usage error or unknown tool.
+ * Exit codes: 0 success, 1 tool failure (the envelope on stdout), 2 usage error, unknown tool,
+ * or a question (`confirm`, `elicit`) with no terminal to ask it on.
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';

@@ -1,5 +1,6 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { ToolAsk } from '../../core/asking.js';
 import type { ToolContext } from '../../core/types.js';
 import { parseCliArguments, type CliRequest } from '../../cli/cli-arguments.js';
 import { runCliCommand, type CliCommand, type CliCommandIO } from '../../cli/cli-commands.js';
@@ -34,9 +35,17 @@ export interface ToolsCliOptions {
    * @default new StderrLogger({ logLevels: ['fatal', 'error', 'warn'] })
    */
   logger?: LoggerService | LogLevel[] | false;
-  /** Cancels a running call, e.g. on SIGINT. */
+  /** Cancels a running call, e.g. on SIGINT; an open prompt closes. */
   signal?: AbortSignal;
-  /** @default process.stdin */
+  /**
+   * Answers the tools' questions instead of the terminal prompts (`--yes` still accepts
+   * confirmations first).
+   *
+   * @example
+   * await runToolsCli(AppModule, argv, { ask: async (question) => ({ action: question.kind === 'confirm' ? 'accept' : 'decline' }) });
+   */
+  ask?: ToolAsk;
+  /** The arguments piped in; the keys typed for a tool's questions when it is a terminal. @default process.stdin */
   stdin?: CliStdin;
   /** @default process.stdout */
   stdout?: CliCommandIO['stdout'];
@@ -60,6 +69,10 @@ function message(error: unknown): string {
  * tool (the message, with the closest names, on stderr). It never calls `process.exit`: the
  * caller's bin sets `process.exitCode`.
  *
+ * A tool's `confirm` and `elicit` prompt on the terminal (stdin and stderr), `--yes` accepting
+ * every confirmation without a prompt. Off a terminal, a question `--yes` does not answer ends
+ * the command with exit `2` and a message on stderr saying what to do.
+ *
  * @example
  * // bin/tools.ts
  * import { runToolsCli } from 'toolwright';
@@ -70,6 +83,7 @@ function message(error: unknown): string {
  *   context: { tenantId: process.env.TENANT_ID },
  * });
  * // $ tools call billing_get_invoice --args '{"id":"inv_1"}' --json
+ * // $ tools call tickets_close --args '{"id":"T-1"}' --yes
  */
 export async function runToolsCli(
   module: ToolsCliModule,
@@ -78,6 +92,7 @@ export async function runToolsCli(
 ): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
+  const stdin = options.stdin ?? process.stdin;
   const program = options.name ?? 'tools';
 
   let request: CliRequest;
@@ -90,7 +105,7 @@ export async function runToolsCli(
     }
     if (request.command === 'call') {
       const { args, ...call } = request;
-      command = { ...call, input: await readCallArguments(args, options.stdin ?? process.stdin) };
+      command = { ...call, input: await readCallArguments(args, stdin) };
     } else command = request;
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error;
@@ -111,8 +126,10 @@ export async function runToolsCli(
   try {
     const invoker = app.get(ToolInvoker, { strict: false });
     return await runCliCommand(invoker, command, {
+      stdin,
       stdout,
       stderr,
+      ask: options.ask,
       context: options.context,
       signal: options.signal,
     });

@@ -3,10 +3,12 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { McpHttpEndpoint, type RequestScope } from '../../mcp/http-endpoint.js';
 import {
   nodeResponse,
@@ -41,6 +43,7 @@ export class McpService
     @Inject(ToolRequestContext) requestContext: ToolRequestContext,
     @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleOptions,
     @Inject(MCP_AUTH) auth: McpBearerAuth | null,
+    @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {
     const scope: RequestScope = {
       run: (request, answer) => requestContext.run(request, answer),
@@ -67,8 +70,12 @@ export class McpService
     });
   }
 
+  /**
+   * Prepares the endpoint in an application that serves HTTP; an application context (the
+   * command line, a worker) serves no MCP, so it prepares nothing and warns of nothing.
+   */
   onApplicationBootstrap(): void {
-    this.endpoint.prepare();
+    if (this.adapterHost?.httpAdapter) this.endpoint.prepare();
   }
 
   /**
