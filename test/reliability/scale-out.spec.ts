@@ -9,7 +9,15 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ToolsModule } from '../../lib/index.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { defineRuntimeTool, ToolsModule } from '../../lib/index.js';
 import {
   GENERATIONS,
   connectClient,
@@ -260,6 +268,99 @@ describe('two instances behind a round-robin proxy', () => {
     'cancels a 2025 call through the proxy (the notification lands on the other instance)',
     async () => {
       await cancelThroughProxy('v1 (2025)', 1500, 1000);
+    },
+  );
+});
+
+/**
+ * Tools that ask, on two instances sharing the `requestState` key behind the round-robin proxy:
+ * a 2026-07-28 call's rounds land on both instances and the answers travel in the state; a 2025
+ * client's answer is a POST of its own, which lands on the other instance.
+ */
+describe('tools that ask, behind a round-robin proxy', () => {
+  const apps = new TestApps();
+  const Priority = z.object({ priority: z.enum(['low', 'normal', 'high']) });
+  const runs: number[] = [0, 0];
+  let proxy: RoundRobinProxy;
+  let mcpUrl: string;
+
+  beforeAll(async () => {
+    const instance = (i: number) => ({
+      imports: [
+        ToolsModule.forRoot({
+          registry: [
+            defineRuntimeTool({
+              description: 'Close a ticket once the user confirms, then ask a priority',
+              identity: { serviceName: 'desk', action: 'close', method: 'POST' },
+              input: z.object({ id: z.string() }),
+              asks: { confirm: true, elicit: [Priority] },
+              handler: async ({ input, confirm, elicit }) => {
+                runs[i]++;
+                if (!(await confirm(`Close ${input.id}?`))) return { closed: false };
+                const answer = await elicit({ message: 'Follow-up priority?', schema: Priority });
+                return {
+                  closed: true,
+                  priority: answer.action === 'accept' && answer.content.priority,
+                };
+              },
+            }),
+          ],
+          mcp: { requestState: { key: 'one key for every instance of the desk', ttlSeconds: 1 } },
+        }),
+      ],
+    });
+    const [a, b] = await Promise.all([
+      apps.listen(instance(0), 'express'),
+      apps.listen(instance(1), 'fastify'),
+    ]);
+    proxy = new RoundRobinProxy([a.port, b.port]);
+    mcpUrl = `${await proxy.listen()}/mcp`;
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await apps.closeAll();
+  });
+
+  it('takes the rounds of a 2026-07-28 call on either instance, the answers carried in the state', async () => {
+    const client = new ClientV2(
+      { name: 'desk', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const answers = [{ action: 'accept' }, { action: 'accept', content: { priority: 'high' } }];
+    client.setRequestHandler('elicitation/create', async () => answers.shift() as never);
+    await client.connect(new TransportV2(new URL(mcpUrl)));
+    const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-1' } });
+    await client.close();
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+      closed: true,
+      priority: 'high',
+    });
+    // Three rounds: the first question, the second, the answer; both instances ran the handler.
+    expect(runs[0] + runs[1]).toBe(3);
+    expect(runs.every((count) => count > 0)).toBe(true);
+  });
+
+  // A 2025-era client declares its capabilities in `initialize` and answers a question with a
+  // POST of its own. Behind a round-robin proxy those requests reach other instances than the
+  // call: stateless instances share no state, so the question cannot be answered and the call
+  // ends with REQUEST_TIMEOUT (or USER_INPUT_UNAVAILABLE, when the call lands where the
+  // `initialize` did not). Routing them back needs shared state or sticky sessions. Pinned: it
+  // turns green the day it works.
+  it.failing(
+    'asks a 2025 client through the proxy (its answer lands on the other instance)',
+    async () => {
+      const client = new ClientV1(
+        { name: 'desk', version: '1.0.0' },
+        { capabilities: { elicitation: {} } },
+      );
+      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+      await client.connect(new TransportV1(new URL(mcpUrl)));
+      try {
+        const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-2' } });
+        expect(result.isError).toBeFalsy();
+      } finally {
+        await client.close();
+      }
     },
   );
 });
