@@ -10,6 +10,7 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentel
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { z } from 'zod';
 import { runCliCommand } from '../../lib/cli/cli-commands.js';
+import { inputPending } from '../../lib/core/asking.js';
 import {
   ToolError,
   createToolInvoker,
@@ -1046,5 +1047,41 @@ describe('the toolwright.tool.call.duration histogram', () => {
       expect(value.buckets.boundaries).toEqual(TOOL_BUCKETS);
       expect(value.sum).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('a round that stops at a question (INPUT_REQUIRED)', () => {
+  it('is not a failure: status unset, no error.type on the span or the duration', async () => {
+    const close = defineRuntimeTool({
+      description: 'Close once confirmed',
+      identity: identity('desk', 'close'),
+      input: z.object({}),
+      asks: { confirm: true },
+      handler: async ({ confirm }) => ({ closed: await confirm('Close?') }),
+    });
+    const invoker = createToolInvoker([close]);
+    // The caller takes the question to a later turn, as MCP's 2026 era and LangGraph do.
+    const result = await invoker.invoke(
+      'desk_close',
+      {},
+      {
+        transport: 'AGENT',
+        ask: ({ call }) => {
+          throw inputPending(call.name);
+        },
+      },
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: 'INPUT_REQUIRED' } });
+    const span = only(await telemetry.toolwrightSpans(), 'execute_tool desk_close');
+    expect(span.status).toEqual({ code: SpanStatusCode.UNSET });
+    expect(span.attributes['error.type']).toBeUndefined();
+    const points = (await telemetry.histograms()).get('toolwright.tool.call.duration')!.points;
+    expect(points.map(({ attributes }) => attributes)).toEqual([
+      {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'desk_close',
+        'toolwright.transport': 'AGENT',
+      },
+    ]);
   });
 });
