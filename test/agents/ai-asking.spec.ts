@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { generateText, isStepCount, type ModelMessage, type ToolSet } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { AgentToolError, createAgentTools } from '../../lib/ai/index.js';
 import {
@@ -14,44 +13,7 @@ import {
   type ToolInvoker,
   type ToolQuestion,
 } from '../../lib/core/index.js';
-
-type Content = Array<
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
-  | { type: 'text'; text: string }
->;
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-/** The SDK's own mock model, answering one scripted step per call. */
-function scriptedModel(...steps: Content[]) {
-  return new MockLanguageModelV4({
-    doGenerate: steps.map((content) => ({
-      content,
-      finishReason: {
-        unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop',
-        raw: undefined,
-      },
-      usage,
-      warnings: [],
-    })) as never,
-  });
-}
-
-const toolCall = (toolCallId: string, toolName: string, input: unknown) =>
-  ({ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) }) as const;
-
-/** The tool results the model received in the prompt of its `step`-th call (0-based). */
-function toolResultsSeen(model: MockLanguageModelV4, step: number) {
-  const prompt = model.doGenerateCalls[step].prompt;
-  return prompt
-    .filter((message) => message.role === 'tool')
-    .flatMap((message) => message.content)
-    .filter((part) => part.type === 'tool-result')
-    .map(({ toolCallId, toolName, output }) => ({ toolCallId, toolName, output }));
-}
+import { scriptedModel, toolCall, toolResultsSeen } from '../fixtures/scripted-model.js';
 
 /** An `ask` that answers from a script and records the questions. */
 function scripted(...answers: Array<Awaited<ReturnType<ToolAsk>>>) {

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { Inject, Injectable, Module, type INestApplication } from '@nestjs/common';
 import { generateText, isStepCount, type ToolSet } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { AgentToolError, createAgentTools } from '../../lib/ai/index.js';
 import {
@@ -21,44 +20,7 @@ import {
 } from '../../lib/index.js';
 import { TestApps } from '../fixtures/apps.js';
 import { deferred } from '../fixtures/timing.js';
-
-type Content = Array<
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
-  | { type: 'text'; text: string }
->;
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-/** The SDK's own mock model, answering one scripted step per call. */
-function scriptedModel(...steps: Content[]) {
-  return new MockLanguageModelV4({
-    doGenerate: steps.map((content) => ({
-      content,
-      finishReason: {
-        unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop',
-        raw: undefined,
-      },
-      usage,
-      warnings: [],
-    })) as never,
-  });
-}
-
-const toolCall = (toolCallId: string, toolName: string, input: unknown) =>
-  ({ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) }) as const;
-
-/** The tool results the model received in the prompt of its `step`-th call (0-based). */
-function toolResultsSeen(model: MockLanguageModelV4, step: number) {
-  const prompt = model.doGenerateCalls[step].prompt;
-  return prompt
-    .filter((message) => message.role === 'tool')
-    .flatMap((message) => message.content)
-    .filter((part) => part.type === 'tool-result')
-    .map(({ toolCallId, toolName, output }) => ({ toolCallId, toolName, output }));
-}
+import { scriptedModel, toolCall, toolResultsSeen } from '../fixtures/scripted-model.js';
 
 /** Resolves once `count` parties have arrived; fails loudly instead of hanging. */
 function barrier(count: number, timeoutMs = 5000) {

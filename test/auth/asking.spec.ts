@@ -13,7 +13,13 @@ import {
   startAuthorizationServer,
   type AuthorizationServer,
 } from '../../sample/oauth/authorization-server.js';
-import { ACCEPT, LEGACY_VERSION, MODERN_META, eraHeaders } from '../fixtures/mcp-http.js';
+import {
+  ACCEPT,
+  LEGACY_VERSION,
+  MODERN_META,
+  eraHeaders,
+  streamedMessages,
+} from '../fixtures/mcp-http.js';
 
 const RESOURCE = 'https://desk.example/mcp';
 const ALICE = { clientId: 'alice-agent', clientSecret: 'alice-secret' };
@@ -150,29 +156,8 @@ describe('2025 era: the answer POST of another principal does not settle the que
       method: 'tools/call',
       params: { name: 'desk_close', arguments: { id: 'T-2' } },
     });
-    const reader = call.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    const nextMessage = async (): Promise<Record<string, any>> => {
-      for (;;) {
-        const end = buffered.indexOf('\n\n');
-        if (end >= 0) {
-          const event = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          const data = event
-            .split('\n')
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trim())
-            .join('');
-          if (data) return JSON.parse(data);
-          continue;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the stream ended');
-        buffered += decoder.decode(value, { stream: true });
-      }
-    };
-    const question = await nextMessage();
+    const stream = streamedMessages(call);
+    const question = await stream.next();
     expect(question).toMatchObject({
       method: 'elicitation/create',
       params: { message: 'Close T-2?' },
@@ -191,9 +176,9 @@ describe('2025 era: the answer POST of another principal does not settle the que
       result: { action: 'decline' },
     });
     expect(own.status).toBe(202);
-    const answer = await nextMessage();
+    const answer = await stream.next();
     expect(answer.id).toBe(7);
     expect(JSON.parse(answer.result.content[0].text)).toEqual({ closed: false });
-    await reader.cancel();
+    await stream.cancel();
   });
 });

@@ -18,7 +18,7 @@ import { createToolInvoker, defineRuntimeTool, type ToolInvoker } from '../../li
 import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
 import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
 import type { ToolQuestion } from '../../lib/core/asking.js';
-import { ACCEPT, LEGACY_VERSION } from '../fixtures/mcp-http.js';
+import { ACCEPT, LEGACY_VERSION, streamedMessages } from '../fixtures/mcp-http.js';
 import { textJson } from './support.js';
 
 /** The JSON of a result's text, whichever client generation's result type it has. */
@@ -200,26 +200,6 @@ describe('the answer POST', () => {
   const post = (authorization: string, body: unknown) =>
     fetch(app.url, { method: 'POST', headers: headers(authorization), body: JSON.stringify(body) });
 
-  /** Reads SSE `data:` messages from a streamed answer until `until` says stop. */
-  async function* messages(response: Response) {
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffered += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffered.indexOf('\n\n')) >= 0) {
-        const event = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const data = event
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trim())
-          .join('');
-        if (data) yield JSON.parse(data) as Record<string, any>;
-      }
-    }
-  }
-
   it('from another caller is answered 202 and ignored; the asking caller’s settles the question', async () => {
     const initialize = await post('Bearer alice', {
       jsonrpc: '2.0',
@@ -238,8 +218,8 @@ describe('the answer POST', () => {
       method: 'tools/call',
       params: { name: 'records_delete', arguments: { id: 'r7' } },
     });
-    const stream = messages(call);
-    const question = (await stream.next()).value!;
+    const stream = streamedMessages(call);
+    const question = await stream.next();
     expect(question).toMatchObject({
       method: 'elicitation/create',
       params: { message: 'Delete r7?', requestedSchema: { type: 'object', properties: {} } },
@@ -259,7 +239,7 @@ describe('the answer POST', () => {
       result: { action: 'decline' },
     });
     expect(answered.status).toBe(202);
-    const response = (await stream.next()).value!;
+    const response = await stream.next();
     expect(response).toMatchObject({ id: 1, result: { content: [{ type: 'text' }] } });
     expect(response.result.isError).toBeFalsy();
     expect(JSON.parse(response.result.content[0].text)).toEqual({ deleted: false });

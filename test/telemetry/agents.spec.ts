@@ -9,7 +9,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { generateText, isStepCount } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { scriptedModel, toolCall } from '../fixtures/scripted-model.js';
 import { z } from 'zod';
 import { AgentToolError, createAgentTools } from '../../lib/ai/index.js';
 import { createLangChainTools } from '../../lib/langchain/index.js';
@@ -110,30 +110,6 @@ beforeEach(async () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('the AI SDK tool set (createAgentTools)', () => {
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: 1, text: 1, reasoning: undefined },
-  };
-  type Content = Array<
-    | { type: 'tool-call'; toolCallId: string; toolName: string; input: string }
-    | { type: 'text'; text: string }
-  >;
-  /** The SDK's own mock model, answering one scripted step per call. */
-  const scriptedModel = (...steps: Content[]) =>
-    new MockLanguageModelV4({
-      doGenerate: steps.map((content) => ({
-        content,
-        finishReason: {
-          unified: content.some((part) => part.type === 'tool-call') ? 'tool-calls' : 'stop',
-          raw: undefined,
-        },
-        usage,
-        warnings: [],
-      })) as never,
-    });
-  const toolCall = (toolCallId: string, toolName: string, input: unknown) =>
-    ({ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) }) as const;
-
   it("execute: gen_ai.tool.call.id is the model's tool-call id, transport AGENT, source agent", async () => {
     const tools = createAgentTools(invoker);
     const output = await tools.orders_get.execute!(
