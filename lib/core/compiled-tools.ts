@@ -7,6 +7,11 @@ type Lookup = (name: string, transport: ToolTransport) => CompiledTool | undefin
 /** What the surface adapters reach behind an invoker. */
 export interface InvokerInternals {
   readonly lookup: Lookup;
+  /** The compiled resources (with templates) or prompts exposed on a transport. */
+  readonly operations: (
+    transport: ToolTransport,
+    kind: 'resource' | 'prompt',
+  ) => readonly CompiledTool[];
   /** The invoker's telemetry, which the MCP endpoint's request spans follow. */
   readonly telemetry?: ToolTelemetry;
 }

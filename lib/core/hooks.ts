@@ -96,6 +96,10 @@ export type UnexpectedErrorLevel = 'error' | 'warn' | 'debug' | false;
 /** One call's outcome, as `onCallFinished` (and Nest's `ToolEvents`) sees it. */
 export interface ToolCallEvent {
   readonly name: string;
+  /** A tool call, a resource read or a prompt get. */
+  readonly kind: ToolCallInfo['kind'];
+  /** The URI read, for a resource read. */
+  readonly uri?: string;
   readonly identity: ToolDescriptor['identity'];
   readonly transport: ToolCallInfo['transport'];
   readonly source: ToolCallInfo['source'];

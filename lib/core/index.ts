@@ -14,6 +14,23 @@ export type {
   ToolHandlerResult,
   ToolPresenters,
 } from './runtime-tool.js';
+export { defineResource, defineResourceTemplate, definePrompt } from './operations.js';
+export type {
+  Completer,
+  OperationDescriptor,
+  OperationIcon,
+  PromptBody,
+  PromptConfig,
+  PromptGet,
+  PromptMessage,
+  ResourceBody,
+  ResourceCall,
+  ResourceConfig,
+  ResourceContents,
+  ResourceRead,
+  ResourceTemplateConfig,
+  RuntimeOperation,
+} from './operations.js';
 export { createRuntimeToolFactory } from './factory.js';
 export type {
   FactoryToolConfig,
@@ -65,6 +82,7 @@ export type {
   ToolLog,
   ToolLogLevel,
   ToolMethod,
+  ToolOperation,
   ToolProgress,
   ToolSource,
   ToolTransport,

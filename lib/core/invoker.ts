@@ -17,8 +17,17 @@ import { resolveTools, type ToolCollection, type ToolDefinition } from './regist
 import { toToolError, type ToolResult } from './result.js';
 import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
 import { otel, ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
+import type { UriTemplate } from './uri-template.js';
 import type { ToolAsk } from './asking.js';
-import { assertToolSpec, type ToolCall } from './runtime-tool.js';
+import { assertToolSpec, type ToolCall, type ToolSpec } from './runtime-tool.js';
+import {
+  describeOperation,
+  type OperationDescriptor,
+  type OperationSpec,
+  type PromptGet,
+  type ResourceContents,
+  type ResourceRead,
+} from './operations.js';
 import type { ClassTool } from './tool-class.js';
 import {
   TOOL_TRANSPORTS,
@@ -166,6 +175,60 @@ export interface ToolInvoker {
    */
   find(name: string, transport: ToolTransport): ToolDescriptor | undefined;
   /**
+   * Reads a resource through the canonical runner: the resource of that URI, else the first
+   * resource template that matches it (its variables parsed by the template's schema). Every
+   * outcome of a found resource is a `ToolResult` of `{ contents }`. A URI nothing serves
+   * rejects as an unknown tool name does (`NOT_FOUND` for a caller, a plain `Error` for
+   * `source: 'internal'`).
+   *
+   * @example
+   * const read = await invoker.readResource('kb://articles/reset-password', { transport: 'AGENT' });
+   * if (read.ok) console.log(read.data.contents[0]);
+   */
+  readResource(uri: string, options: InvokeOptions): Promise<ToolResult<ResourceRead>>;
+  /**
+   * Gets a prompt's messages through the canonical runner, its arguments parsed by its schema.
+   * An unknown name rejects as for `invoke`.
+   *
+   * @example
+   * const prompt = await invoker.getPrompt('triage_ticket', { id: 'T-1' }, { transport: 'AGENT' });
+   */
+  getPrompt(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<PromptGet>>;
+  /**
+   * The resources (with the resource templates) or the prompts exposed on a transport, in
+   * declaration order: frozen, the same array on every call.
+   *
+   * @example
+   * invoker.operations('MCP', 'resource').map((d) => d.uri ?? d.uriTemplate);
+   */
+  operations(transport: ToolTransport, kind: 'resource' | 'prompt'): readonly OperationDescriptor[];
+  /**
+   * The resources or prompts a caller may see on a transport: filtered by the scopes they
+   * require and the guards' `canList`, as `visible` filters tools.
+   */
+  visibleOperations(
+    transport: ToolTransport,
+    kind: 'resource' | 'prompt',
+    options?: { context?: ToolContext },
+  ): Promise<readonly OperationDescriptor[]>;
+  /**
+   * Suggestions for an argument of a prompt or resource template (by name), from its
+   * `complete` declaration: at most 100, none for one the caller may not see or that declares
+   * none. A completer that throws is logged and suggests nothing.
+   *
+   * @example
+   * await invoker.complete('kb-article', { name: 'slug', value: 're' }, { transport: 'MCP' }); // ['reset-password']
+   */
+  complete(
+    name: string,
+    argument: { name: string; value: string },
+    options: {
+      transport: ToolTransport;
+      context?: ToolContext;
+      arguments?: Readonly<Record<string, string>>;
+    },
+  ): Promise<readonly string[]>;
+  /**
    * Shuts down gracefully: new calls answer `SERVICE_UNAVAILABLE` (retryable), running calls get
    * `graceMs` (default 10 s) to finish, then the handlers still running have their signal aborted.
    */
@@ -178,6 +241,19 @@ interface Surface {
   readonly byName: ReadonlyMap<string, CompiledTool>;
   readonly names: readonly string[];
   readonly manifest: readonly ToolDescriptor[];
+  /** The resources, templates and prompts, by name. */
+  readonly operationsByName: ReadonlyMap<string, CompiledTool>;
+  readonly operations: Readonly<Record<'resource' | 'prompt', readonly CompiledTool[]>>;
+  readonly catalogs: Readonly<Record<'resource' | 'prompt', readonly OperationDescriptor[]>>;
+  /** The resources of a fixed URI, by URI. */
+  readonly resourcesByUri: ReadonlyMap<string, CompiledTool>;
+  /** The resource templates, in declaration order (the first that matches a URI serves it). */
+  readonly templates: readonly CompiledTool[];
+}
+
+/** What a compiled resource or prompt declares beyond a tool. */
+function operationOf(tool: CompiledTool): OperationSpec {
+  return tool.spec.operation!;
 }
 
 function defaultBinder(): ClassToolBinder {
@@ -225,8 +301,11 @@ function compileTool(
     );
   }
   return Object.freeze({
+    kind: definition.operation?.kind ?? 'tool',
     spec: definition,
-    descriptor: describeTool(definition),
+    descriptor: definition.operation
+      ? describeOperation(definition as ToolSpec & { operation: OperationSpec })
+      : describeTool(definition),
     handler: bound.handler,
     guards: Object.freeze([...guards, ...(bound.guards ?? [])]),
   });
@@ -256,7 +335,10 @@ export function createToolInvoker(
 
   const surfaces = new Map<ToolTransport, Surface>(
     TOOL_TRANSPORTS.map((transport) => {
-      const exposed = compiled.filter((tool) => tool.spec.transports.includes(transport));
+      const onTransport = compiled.filter((tool) => tool.spec.transports.includes(transport));
+      const exposed = onTransport.filter((tool) => tool.kind === 'tool');
+      const resources = onTransport.filter((tool) => tool.kind === 'resource');
+      const prompts = onTransport.filter((tool) => tool.kind === 'prompt');
       return [
         transport,
         Object.freeze({
@@ -265,6 +347,30 @@ export function createToolInvoker(
           byName: new Map(exposed.map((tool) => [tool.spec.name, tool])),
           names: Object.freeze(exposed.map((tool) => tool.spec.name).sort()),
           manifest: Object.freeze(exposed.map((tool) => tool.descriptor)),
+          operationsByName: new Map(
+            [...resources, ...prompts].map((tool) => [tool.spec.name, tool]),
+          ),
+          operations: Object.freeze({
+            resource: Object.freeze(resources),
+            prompt: Object.freeze(prompts),
+          }),
+          catalogs: Object.freeze({
+            resource: Object.freeze(
+              resources.map((tool) => tool.descriptor as OperationDescriptor),
+            ),
+            prompt: Object.freeze(prompts.map((tool) => tool.descriptor as OperationDescriptor)),
+          }),
+          resourcesByUri: new Map(
+            resources.flatMap((tool) => {
+              const { uri } = operationOf(tool) as { uri?: string };
+              return uri === undefined ? [] : [[uri, tool] as const];
+            }),
+          ),
+          templates: Object.freeze(
+            resources.filter(
+              (tool) => (operationOf(tool) as { uriTemplate?: unknown }).uriTemplate,
+            ),
+          ),
         }),
       ];
     }),
@@ -294,6 +400,21 @@ export function createToolInvoker(
     onCallFinished: options.onCallFinished,
   });
 
+  const callRequest = (args: unknown, invokeOptions: InvokeOptions, uri?: string): CallRequest => ({
+    transport: invokeOptions.transport,
+    source: invokeOptions.source ?? 'internal',
+    args,
+    context: invokeOptions.context,
+    signal: invokeOptions.signal,
+    onProgress: invokeOptions.onProgress,
+    onLog: invokeOptions.onLog,
+    present: invokeOptions.present,
+    toolCallId: invokeOptions.toolCallId,
+    traceContext: invokeOptions.traceContext,
+    ask: invokeOptions.ask,
+    ...(uri !== undefined && { uri }),
+  });
+
   const invoke = <T>(
     name: string,
     args: unknown,
@@ -304,20 +425,63 @@ export function createToolInvoker(
       const tool = byName.get(name);
       const source = invokeOptions.source ?? 'internal';
       if (!tool) throw unknownTool(String(name), names, invokeOptions.transport, source);
-      const request: CallRequest = {
-        transport: invokeOptions.transport,
-        source,
-        args,
-        context: invokeOptions.context,
-        signal: invokeOptions.signal,
-        onProgress: invokeOptions.onProgress,
-        onLog: invokeOptions.onLog,
-        present: invokeOptions.present,
-        toolCallId: invokeOptions.toolCallId,
-        traceContext: invokeOptions.traceContext,
-        ask: invokeOptions.ask,
-      };
-      return Promise.resolve(runTool(tool, request, settings) as ToolResult<T>);
+      return Promise.resolve(
+        runTool(tool, callRequest(args, invokeOptions), settings) as ToolResult<T>,
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  const readResource = (
+    uri: string,
+    invokeOptions: InvokeOptions,
+  ): Promise<ToolResult<ResourceRead>> => {
+    try {
+      const { resourcesByUri, templates } = surface(invokeOptions?.transport);
+      let resource = resourcesByUri.get(uri);
+      let variables: unknown = {};
+      if (!resource && typeof uri === 'string') {
+        for (const template of templates) {
+          const matched = (operationOf(template) as { uriTemplate: UriTemplate }).uriTemplate.match(
+            uri,
+          );
+          if (matched) {
+            resource = template;
+            variables = matched;
+            break;
+          }
+        }
+      }
+      if (!resource)
+        throw unknownResource(
+          String(uri),
+          invokeOptions.transport,
+          invokeOptions.source ?? 'internal',
+        );
+      const outcome = runTool(resource, callRequest(variables, invokeOptions, uri), settings);
+      return Promise.resolve(outcome).then((result) => withUri(result, uri));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  const getPrompt = (
+    name: string,
+    args: unknown,
+    invokeOptions: InvokeOptions,
+  ): Promise<ToolResult<PromptGet>> => {
+    try {
+      const { operationsByName, operations } = surface(invokeOptions?.transport);
+      const prompt = operationsByName.get(name);
+      const source = invokeOptions.source ?? 'internal';
+      if (!prompt || prompt.kind !== 'prompt') {
+        const names = operations.prompt.map((tool) => tool.spec.name).sort();
+        throw unknownTool(String(name), names, invokeOptions.transport, source, 'prompt');
+      }
+      return Promise.resolve(
+        runTool(prompt, callRequest(args, invokeOptions), settings) as ToolResult<PromptGet>,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -340,12 +504,54 @@ export function createToolInvoker(
       return Object.freeze(manifest.filter((_, index) => listed[index]));
     },
     filtersListing: (transport: ToolTransport) => surface(transport).filtersListing,
+    readResource,
+    getPrompt,
+    operations: (transport: ToolTransport, kind: 'resource' | 'prompt') =>
+      surface(transport).catalogs[kind],
+    async visibleOperations(
+      transport: ToolTransport,
+      kind: 'resource' | 'prompt',
+      visibleOptions?: { context?: ToolContext },
+    ) {
+      const { operations, catalogs } = surface(transport);
+      const tools = operations[kind];
+      if (!tools.some(listsPerCaller)) return catalogs[kind];
+      const context = await resolveCallContext(settings.resolveContext, visibleOptions?.context);
+      const listed = await Promise.all(tools.map((tool) => isListable(tool, context)));
+      return Object.freeze(catalogs[kind].filter((_, index) => listed[index]));
+    },
+    async complete(
+      name: string,
+      argument: { name: string; value: string },
+      completeOptions: Parameters<ToolInvoker['complete']>[2],
+    ) {
+      const tool = surface(completeOptions?.transport).operationsByName.get(name);
+      const completer = tool && operationOf(tool).complete?.[argument?.name];
+      if (!tool || !completer) return [];
+      const context = await resolveCallContext(settings.resolveContext, completeOptions.context);
+      if (!(await isListable(tool, context))) return [];
+      try {
+        const values = await completer(String(argument.value ?? ''), {
+          context,
+          arguments: completeOptions.arguments ?? {},
+        });
+        return Object.freeze(
+          (Array.isArray(values) ? values : [])
+            .filter((value) => typeof value === 'string')
+            .slice(0, 100),
+        );
+      } catch (error) {
+        logger.error(`[toolwright] The completer of "${name}".${argument.name} failed:`, error);
+        return [];
+      }
+    },
     find: (name: string, transport: ToolTransport) =>
       surface(transport).byName.get(name)?.descriptor,
     close: (closeOptions?: { graceMs?: number }) => drain.close(closeOptions?.graceMs ?? 10_000),
   });
   linkCompiledTools(invoker, {
     lookup: (name, transport) => surface(transport).byName.get(name),
+    operations: (transport, kind) => surface(transport).operations[kind],
     telemetry,
   });
   return invoker;
@@ -362,8 +568,28 @@ function unknownTool(
   names: readonly string[],
   transport: ToolTransport,
   source: ToolSource,
+  kind: 'tool' | 'prompt' = 'tool',
 ): Error {
-  const message = unknownToolMessage(name, names);
+  const message =
+    kind === 'tool'
+      ? unknownToolMessage(name, names)
+      : unknownToolMessage(name, names).replace(/^Unknown tool/, 'Unknown prompt');
   if (source === 'internal') return new Error(message);
   return new ToolError('NOT_FOUND', { message, details: { name, transport } });
+}
+
+/** The rejection for a URI no resource or template serves (see {@link unknownTool}). */
+function unknownResource(uri: string, transport: ToolTransport, source: ToolSource): Error {
+  const message = `No resource at "${uri}".`;
+  if (source === 'internal') return new Error(message);
+  return new ToolError('NOT_FOUND', { message, details: { uri, transport } });
+}
+
+/** A read's result with the URI on every content that does not name its own. */
+function withUri(result: ToolResult, uri: string): ToolResult<ResourceRead> {
+  if (!result.ok) return result;
+  const contents = (result.data as ResourceContents[]).map((content) =>
+    content.uri === undefined ? ({ ...content, uri } as ResourceContents) : content,
+  );
+  return { ok: true, data: { contents } };
 }

@@ -34,12 +34,18 @@ import type {
   ToolLog,
   ToolLogLevel,
   ToolProgress,
+  ToolOperation,
   ToolSource,
   ToolTransport,
 } from './types.js';
 
-/** A tool ready to run: its spec, descriptor, bound handler and every guard that applies to it. */
+/**
+ * A tool (or a resource or prompt, which run the same way) ready to run: its spec, descriptor,
+ * bound handler and every guard that applies to it.
+ */
 export interface CompiledTool {
+  /** What it is: a tool, a resource (or resource template) or a prompt. */
+  readonly kind: ToolOperation;
   readonly spec: ToolSpec;
   readonly descriptor: ToolDescriptor;
   readonly handler: (call: ToolCall<any, any>) => unknown;
@@ -81,6 +87,8 @@ export interface CallRequest {
   readonly traceContext?: unknown;
   /** How the caller answers the handler's questions; a nested call asks through its parent's. */
   readonly ask?: ToolAsk;
+  /** The URI a resource read reads. */
+  readonly uri?: string;
 }
 
 /** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
@@ -131,6 +139,11 @@ class HandlerCall implements ToolCall<unknown, unknown> {
   }
 
   // Made when a handler reads them (most never do), bound so that they can be destructured.
+  /** The URI a resource read reads (see `ResourceCall`). */
+  get uri(): string | undefined {
+    return this.run.call.uri;
+  }
+
   get confirm(): (message: string) => Promise<boolean> {
     return (message) => askConfirm(this.asking(), message);
   }
@@ -193,6 +206,8 @@ export function runTool(
     ? {
         id: nextId(),
         name: tool.spec.name,
+        kind: tool.kind,
+        ...(request.uri !== undefined && { uri: request.uri }),
         transport: request.transport,
         source: request.source,
         depth: parent.call.depth + 1,
@@ -201,6 +216,8 @@ export function runTool(
     : {
         id: nextId(),
         name: tool.spec.name,
+        kind: tool.kind,
+        ...(request.uri !== undefined && { uri: request.uri }),
         transport: request.transport,
         source: request.source,
         depth: 0,
@@ -209,12 +226,16 @@ export function runTool(
   // A nested call is cancelled with its parent, and asks its questions through its parent's caller.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
   run.ask = request.ask ?? parent?.ask;
-  const telemetry = settings.telemetry?.startCall(
-    run.call,
-    tool.descriptor.description,
-    request,
-    parent?.telemetry?.span,
-  );
+  // The execute_tool span is a tool call's; a resource read or prompt get has the MCP request's.
+  const telemetry =
+    tool.kind !== 'tool'
+      ? undefined
+      : settings.telemetry?.startCall(
+          run.call,
+          tool.descriptor.description,
+          request,
+          parent?.telemetry?.span,
+        );
   if (!telemetry) return runInFrame(run, runPipeline, run);
   run.telemetry = telemetry;
   // The handler runs in its span's context, so that the spans it makes are the call's children.
@@ -537,6 +558,8 @@ function callEvent(run: Run, result: ToolResult, durationMs: number): ToolCallEv
   const { call } = run;
   return {
     name: run.name,
+    kind: call.kind,
+    ...(call.uri !== undefined && { uri: call.uri }),
     identity: run.tool.spec.identity,
     transport: call.transport,
     source: call.source,

@@ -5,6 +5,7 @@ import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
 import { isScopeToken } from './principal.js';
 import { isObjectSchema, isZodSchema } from './schema.js';
+import type { OperationSpec } from './operations.js';
 import {
   DEFAULT_TRANSPORTS,
   TOOL_METHODS,
@@ -88,6 +89,11 @@ export interface ToolSpec {
   readonly scopes?: readonly string[];
   /** What the tool may ask the user while it runs. */
   readonly asks?: ToolAsks;
+  /**
+   * A resource or a prompt that runs like a tool (see `defineResource`, `definePrompt`), with
+   * what MCP lists of it; absent for a tool.
+   */
+  readonly operation?: OperationSpec;
   /** Where the tool was declared, for messages. */
   readonly origin: string;
 }

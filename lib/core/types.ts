@@ -46,6 +46,12 @@ export interface ToolAnnotations {
 export type ToolSource = 'internal' | 'mcp' | 'agent' | 'cli' | (string & {});
 
 /**
+ * What a call runs: a tool, a resource read (a resource or a resource template), or a prompt
+ * get. Every kind goes through the same pipeline, hooks and events.
+ */
+export type ToolOperation = 'tool' | 'resource' | 'prompt';
+
+/**
  * The identity of one running call, as `currentToolCall()` and the handler's `call` see it.
  *
  * @example
@@ -55,7 +61,12 @@ export type ToolSource = 'internal' | 'mcp' | 'agent' | 'cli' | (string & {});
 export interface ToolCallInfo {
   /** Unique per call. */
   readonly id: string;
+  /** The tool's, resource's or prompt's name. */
   readonly name: string;
+  /** What the call runs. */
+  readonly kind: ToolOperation;
+  /** The URI read, for a resource read. */
+  readonly uri?: string;
   readonly transport: ToolTransport;
   readonly source: ToolSource;
   /** 0 for a top-level call, parent depth + 1 for a call made inside another call. */

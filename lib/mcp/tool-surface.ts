@@ -30,6 +30,7 @@ import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './tel
 import { elicitationParams, McpAsking, type McpAskRound } from './asking.js';
 import type { ToolAsk, ToolQuestion } from '../core/asking.js';
 import { LegacyElicitation } from './legacy-elicitation.js';
+import { McpOperationSurface } from './operation-surface.js';
 import type { ToolTelemetry } from '../core/telemetry.js';
 
 type Era = McpRequestContext['era'];
@@ -144,6 +145,10 @@ export class McpToolSurface {
   private readonly waitMs: number;
   /** The invoker's telemetry, which request spans follow (absent when it is off). */
   readonly telemetry?: ToolTelemetry;
+  /** The resources, templates, prompts and completions, when the application declares any. */
+  private readonly operations?: McpOperationSurface;
+  /** The server capabilities: tools and logging, and what the operations call for. */
+  private readonly capabilities: Readonly<Record<string, unknown>>;
 
   constructor(readonly settings: McpServerFactoryOptions) {
     const { invoker } = settings;
@@ -180,7 +185,18 @@ export class McpToolSurface {
       legacy: Object.freeze([...this.prepared.legacy.values()]),
     };
     this.filtersListing = settings.invoker.filtersListing('MCP');
+    const operations = new McpOperationSurface({
+      invoker,
+      logger: settings.logger,
+      context: () => this.context(),
+    });
+    if (operations.hasResources || operations.hasPrompts) this.operations = operations;
+    this.capabilities = Object.freeze({ ...CAPABILITIES, ...this.operations?.capabilities });
+    this.prompts = new Set(invoker.operations('MCP', 'prompt').map(({ name }) => name));
   }
+
+  /** The names of the prompts exposed on MCP, for the request spans. */
+  private readonly prompts: ReadonlySet<string>;
 
   private context(): ToolContext | undefined | Promise<ToolContext | undefined> {
     const { context, principal } = this.settings;
@@ -306,7 +322,8 @@ export class McpToolSurface {
   }
 
   /** Which names a request's span may record on metrics: the tools exposed on MCP. */
-  readonly catalog: McpCatalog = (kind, name) => kind === 'tool' && this.tools.has(name);
+  readonly catalog: McpCatalog = (kind, name) =>
+    kind === 'tool' ? this.tools.has(name) : this.prompts.has(name);
 
   /**
    * How a 2025-era call asks, when its client declared elicitation: over stateless HTTP through
@@ -356,7 +373,7 @@ export class McpToolSurface {
     const { options, cancellation, network } = this.settings;
     const { asking } = this;
     const serverOptions = {
-      capabilities: CAPABILITIES,
+      capabilities: this.capabilities,
       ...(options.instructions !== undefined && { instructions: options.instructions }),
       // A sealed requestState is checked by the SDK before the handler runs (-32602 when it fails).
       ...(asking && era === 'modern' && { requestState: { verify: asking.verify } }),
@@ -403,6 +420,7 @@ export class McpToolSurface {
       if (question) return question;
       return server.projectCallToolResult(result, outputSchema);
     });
+    this.operations?.register(server, era, (id) => spans?.contextOf(id));
     if (cancellation && era === 'legacy') {
       server.setNotificationHandler('notifications/cancelled', (notification) =>
         cancellation.calls.cancel(

@@ -15,6 +15,7 @@ import {
   type ToolInvoker as CoreToolInvoker,
 } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
+import type { OperationDescriptor, PromptGet, ResourceRead } from '../core/operations.js';
 import type { ToolDefinition } from '../core/registry.js';
 import type { ToolResult } from '../core/result.js';
 import type { ToolContext, ToolTransport } from '../core/types.js';
@@ -83,6 +84,46 @@ export class ToolInvoker
     return this.compiled
       ? this.compiled.invokeOrThrow<T>(name, args, options)
       : Promise.reject(new Error(MESSAGES.notReady()));
+  }
+
+  /** Reads a resource through the runner (see the core `ToolInvoker.readResource`). */
+  readResource(uri: string, options: InvokeOptions): Promise<ToolResult<ResourceRead>> {
+    return this.compiled
+      ? this.compiled.readResource(uri, options)
+      : Promise.reject(new Error(MESSAGES.notReady()));
+  }
+
+  /** Gets a prompt's messages through the runner (see the core `ToolInvoker.getPrompt`). */
+  getPrompt(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<PromptGet>> {
+    return this.compiled
+      ? this.compiled.getPrompt(name, args, options)
+      : Promise.reject(new Error(MESSAGES.notReady()));
+  }
+
+  /** The resources (with templates) or prompts exposed on a transport. */
+  operations(
+    transport: ToolTransport,
+    kind: 'resource' | 'prompt',
+  ): readonly OperationDescriptor[] {
+    return this.ready.operations(transport, kind);
+  }
+
+  /** The resources or prompts a caller may see on a transport. */
+  visibleOperations(
+    transport: ToolTransport,
+    kind: 'resource' | 'prompt',
+    options?: { context?: ToolContext },
+  ): Promise<readonly OperationDescriptor[]> {
+    return this.ready.visibleOperations(transport, kind, options);
+  }
+
+  /** Suggestions for an argument of a prompt or resource template. */
+  complete(
+    name: string,
+    argument: { name: string; value: string },
+    options: Parameters<CoreToolInvoker['complete']>[2],
+  ): Promise<readonly string[]> {
+    return this.ready.complete(name, argument, options);
   }
 
   /** The names exposed on a transport: sorted, frozen, the same array on every call. */

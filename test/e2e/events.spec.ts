@@ -62,6 +62,7 @@ describe('ToolEvents', () => {
     expect(seen).toEqual([
       {
         name: 'catalog_list',
+        kind: 'tool',
         identity: { serviceName: 'catalog', action: 'list', method: 'GET', meta: { team: 'shop' } },
         transport: 'AGENT',
         source: 'internal',
@@ -72,6 +73,7 @@ describe('ToolEvents', () => {
       },
       expect.objectContaining({
         name: 'catalog_get',
+        kind: 'tool',
         transport: 'MCP',
         source: 'mcp',
         ok: false,

@@ -227,6 +227,8 @@ export interface McpTestClient {
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<any>;
   /** Log notifications received so far. */
   readonly logs: Array<{ level: string; data: unknown }>;
+  /** The SDK client itself, for the methods this wrapper does not cover. */
+  readonly raw: any;
   close(): Promise<void>;
 }
 
@@ -247,6 +249,7 @@ export async function connectClient(
     return {
       generation,
       logs,
+      raw: client,
       listTools: () => client.listTools(),
       callTool: (name, args = {}, options = {}) =>
         client.callTool({ name, arguments: args }, undefined, {
@@ -264,6 +267,7 @@ export async function connectClient(
   return {
     generation,
     logs,
+    raw: client,
     listTools: () => client.listTools(),
     callTool: (name, args = {}, options = {}) =>
       client.callTool(

@@ -48,6 +48,7 @@ describe('currentToolCall', () => {
     expect(handed).toStrictEqual({
       id: expect.any(String),
       name: 'billing_get_invoice',
+      kind: 'tool',
       transport: 'AGENT',
       source: 'internal',
       depth: 0,
@@ -173,6 +174,7 @@ describe('nested calls', () => {
     expect(seen.inner).toStrictEqual({
       id: expect.any(String),
       name: 'test_inner',
+      kind: 'tool',
       transport: 'MCP',
       source: 'nested',
       depth: 1,

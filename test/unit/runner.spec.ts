@@ -1114,6 +1114,7 @@ describe('onCallFinished', () => {
     expect(finished).toHaveLength(1);
     expect(finished[0]).toStrictEqual({
       name: 'billing_leaf',
+      kind: 'tool',
       identity: leaf.identity,
       transport: 'CLI',
       source: 'cli',

@@ -1,0 +1,524 @@
+import { z } from 'zod';
+import { ToolsConfigurationError } from './errors.js';
+import type { ToolDescriptor } from './manifest.js';
+import {
+  assertToolSpec,
+  toolSpec,
+  type ToolCall,
+  type ToolHandlerResult,
+  type ToolInputSchema,
+  type ToolSpec,
+} from './runtime-tool.js';
+import { deepFreeze, isObjectSchema, toJsonSchema } from './schema.js';
+import { UriTemplate } from './uri-template.js';
+import type { ToolContext, ToolTransport } from './types.js';
+
+/** An icon a client may show for a tool, resource or prompt (MCP `Icon`). */
+export interface OperationIcon {
+  readonly src: string;
+  readonly mimeType?: string;
+  readonly sizes?: readonly string[];
+  readonly theme?: 'light' | 'dark';
+}
+
+/**
+ * Suggests values for one template variable or prompt argument, from what the user typed so far
+ * (`value`) and the other arguments already given. At most 100 are sent.
+ *
+ * @example
+ * complete: { slug: (value) => articles.slugs().filter((slug) => slug.startsWith(value)) }
+ */
+export type Completer = (
+  value: string,
+  options: { readonly context: ToolContext; readonly arguments: Readonly<Record<string, string>> },
+) => readonly string[] | Promise<readonly string[]>;
+
+/** What a resource or prompt declares beyond a tool's spec (`ToolSpec.operation`). */
+export type OperationSpec =
+  | {
+      readonly kind: 'resource';
+      /** A resource's URI, or a resource template's RFC 6570 template. */
+      readonly uri?: string;
+      readonly uriTemplate?: UriTemplate;
+      readonly title?: string;
+      readonly mimeType?: string;
+      readonly icons?: readonly OperationIcon[];
+      readonly _meta?: Readonly<Record<string, unknown>>;
+      readonly complete?: Readonly<Record<string, Completer>>;
+    }
+  | {
+      readonly kind: 'prompt';
+      readonly title?: string;
+      readonly icons?: readonly OperationIcon[];
+      readonly _meta?: Readonly<Record<string, unknown>>;
+      readonly complete?: Readonly<Record<string, Completer>>;
+    };
+
+/** One content of a resource read, as MCP sends it: text, or base64 bytes. */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
+
+/** What a resource read resolves to: its contents. */
+export interface ResourceRead {
+  contents: ResourceContents[];
+}
+
+/**
+ * What a resource's `read` may return: text, bytes, a content (`{ text }` or `{ blob }`, with a
+ * `mimeType` and another `uri` at will), or a list of them.
+ */
+export type ResourceBody = ResourceItem | readonly ResourceItem[];
+type ResourceItem =
+  | string
+  | Uint8Array
+  | { uri?: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
+  | { uri?: string; mimeType?: string; blob: Uint8Array | string; _meta?: Record<string, unknown> };
+
+/** One message of a prompt, as MCP sends it. */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: { type: string; [key: string]: unknown };
+}
+
+/** What a prompt get resolves to. */
+export interface PromptGet {
+  description?: string;
+  messages: PromptMessage[];
+}
+
+/** What a prompt's `get` may return: one user text, the messages, or both with a description. */
+export type PromptBody = string | readonly PromptMessage[] | PromptGet;
+
+/** A resource's or template's handler argument: a tool call whose `input` is the URI's variables. */
+export type ResourceCall<Variables = Record<string, never>, Context = ToolContext> = ToolCall<
+  Variables,
+  Context
+> & {
+  /** The URI read. */
+  readonly uri: string;
+};
+
+const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'Expected bytes');
+const meta = z.record(z.string(), z.unknown()).optional();
+const resourceItem = z.union([
+  z.string(),
+  bytes,
+  z.strictObject({
+    uri: z.string().optional(),
+    mimeType: z.string().optional(),
+    text: z.string(),
+    _meta: meta,
+  }),
+  z.strictObject({
+    uri: z.string().optional(),
+    mimeType: z.string().optional(),
+    blob: z.union([bytes, z.base64()]),
+    _meta: meta,
+  }),
+]);
+
+/** Checks a read's body and makes it MCP contents (without the URI, which each call adds). */
+function resourceOutput(mimeType: string | undefined) {
+  return z.union([resourceItem, z.array(resourceItem).min(1)]).transform((body) =>
+    (Array.isArray(body) ? body : [body]).map((item: z.output<typeof resourceItem>) => {
+      if (typeof item === 'string') return withType({ text: item }, mimeType);
+      if (item instanceof Uint8Array) return withType({ blob: base64(item) }, mimeType);
+      const { mimeType: own, ...rest } = item;
+      if ('blob' in rest && rest.blob instanceof Uint8Array) rest.blob = base64(rest.blob);
+      return withType(rest, own ?? mimeType);
+    }),
+  );
+}
+
+function withType<T extends object>(content: T, mimeType: string | undefined) {
+  return mimeType === undefined ? content : { ...content, mimeType };
+}
+
+function base64(value: Uint8Array): string {
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+}
+
+const promptMessage = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.looseObject({ type: z.string() }),
+});
+
+/** Checks a prompt's body and makes it an MCP `GetPromptResult`. */
+const promptOutput = z
+  .union([
+    z.string(),
+    z.array(promptMessage),
+    z.object({ description: z.string().optional(), messages: z.array(promptMessage) }),
+  ])
+  .transform((body): PromptGet => {
+    if (typeof body === 'string') {
+      return { messages: [{ role: 'user', content: { type: 'text', text: body } }] };
+    }
+    return Array.isArray(body) ? { messages: body } : body;
+  });
+
+/** What resources, templates and prompts declare in common. */
+interface OperationConfig<C extends z.ZodType | undefined> {
+  /** The name the registry, the command line and MCP lists know it by (`^[a-zA-Z0-9_-]{1,64}$`). */
+  name: string;
+  title?: string;
+  description?: string;
+  /** The service it belongs to, for hooks, events and audit. @default 'resources' or 'prompts' */
+  serviceName?: string;
+  /** A schema for the call's context, parsed once per read by the runner. */
+  context?: C;
+  /** @default ['MCP', 'AGENT']; the command line is opt-in. */
+  transports?: readonly ToolTransport[];
+  /** OAuth scopes the caller's principal must hold. */
+  scopes?: readonly string[];
+  /** The runner stops waiting after this long (`REQUEST_TIMEOUT`). */
+  timeoutMs?: number;
+  icons?: readonly OperationIcon[];
+  /** Free metadata MCP lists carry (`_meta`), e.g. an MCP Apps UI resource's. */
+  _meta?: Record<string, unknown>;
+}
+
+type ContextValue<C> = C extends z.ZodType ? z.output<C> : ToolContext;
+
+/** The options of {@link defineResource}. */
+export interface ResourceConfig<
+  C extends z.ZodType | undefined = undefined,
+> extends OperationConfig<C> {
+  /** The resource's URI. */
+  uri: string;
+  mimeType?: string;
+  read: (
+    call: ResourceCall<Record<string, never>, ContextValue<C>>,
+  ) => ToolHandlerResult<ResourceBody>;
+}
+
+/** The options of {@link defineResourceTemplate}. */
+export interface ResourceTemplateConfig<
+  V extends ToolInputSchema,
+  C extends z.ZodType | undefined = undefined,
+> extends OperationConfig<C> {
+  /** An RFC 6570 URI template, e.g. `kb://articles/{slug}`. */
+  uriTemplate: string;
+  /** The template's variables, parsed from the URI: one key per variable of the template. */
+  variables: V;
+  mimeType?: string;
+  /** Suggestions for the variables (MCP `completion/complete`). */
+  complete?: { [K in keyof z.output<V>]?: Completer };
+  read: (call: ResourceCall<z.output<V>, ContextValue<C>>) => ToolHandlerResult<ResourceBody>;
+}
+
+/** The options of {@link definePrompt}. */
+export interface PromptConfig<
+  A extends ToolInputSchema,
+  C extends z.ZodType | undefined = undefined,
+> extends OperationConfig<C> {
+  /** The prompt's arguments: a Zod object of string fields (MCP prompt arguments are strings). */
+  args: A;
+  /** Suggestions for the arguments (MCP `completion/complete`). */
+  complete?: { [K in keyof z.output<A>]?: Completer };
+  get: (call: ToolCall<z.output<A>, ContextValue<C>>) => ToolHandlerResult<PromptBody>;
+}
+
+/** A resource, resource template or prompt: a runtime tool spec that MCP lists apart. */
+export type RuntimeOperation = ToolSpec & {
+  readonly kind: 'runtime';
+  readonly operation: OperationSpec;
+  readonly handler: (call: ToolCall<any, any>) => unknown;
+};
+
+const NO_VARIABLES = z.object({});
+
+function operationSpec(
+  config: OperationConfig<any>,
+  kind: 'resource' | 'prompt',
+  input: ToolInputSchema,
+  output: z.ZodType,
+  operation: OperationSpec,
+  handler: unknown,
+): RuntimeOperation {
+  const label = kind === 'prompt' ? 'prompt' : 'resource';
+  const origin = `runtime ${label} "${String(config?.name)}"`;
+  if (typeof handler !== 'function') {
+    throw new ToolsConfigurationError(
+      `The ${label} "${String(config?.name)}" needs a ${kind === 'prompt' ? 'get' : 'read'} function.`,
+    );
+  }
+  const spec = toolSpec(
+    {
+      name: config.name,
+      description: config.description ?? config.title ?? config.name,
+      identity: {
+        serviceName: config.serviceName ?? `${label}s`,
+        action: config.name,
+        method: 'GET',
+      },
+      input,
+      output,
+      context: config.context,
+      transports: config.transports,
+      timeoutMs: config.timeoutMs,
+      scopes: config.scopes,
+    },
+    origin,
+  );
+  const definition = Object.freeze({
+    ...spec,
+    kind: 'runtime',
+    operation: deepFreezeOperation(operation),
+    handler,
+  }) as RuntimeOperation;
+  assertToolSpec(definition);
+  return definition;
+}
+
+function deepFreezeOperation(operation: OperationSpec): OperationSpec {
+  const { uriTemplate, complete, ...rest } = operation as OperationSpec & {
+    uriTemplate?: UriTemplate;
+  };
+  return Object.freeze({
+    ...(deepFreeze(rest) as object),
+    ...(uriTemplate && { uriTemplate }),
+    ...(complete && { complete: Object.freeze({ ...complete }) }),
+  }) as OperationSpec;
+}
+
+function common(config: OperationConfig<any>) {
+  return {
+    ...(config.title !== undefined && { title: config.title }),
+    ...(config.icons !== undefined && { icons: config.icons }),
+    ...(config._meta !== undefined && { _meta: config._meta }),
+  };
+}
+
+/**
+ * Declares a resource in code: data at a fixed URI that clients read (`resources/read`), run
+ * through the same pipeline as a tool (context, guards, hooks, events, timeout). `read` returns
+ * text, bytes, `{ text | blob, mimeType? }` or a list of them.
+ *
+ * @example
+ * export const handbook = defineResource({
+ *   uri: 'kb://handbook', name: 'handbook', title: 'Support handbook', mimeType: 'text/markdown',
+ *   read: () => readFile('handbook.md', 'utf8'),
+ * });
+ */
+export function defineResource<C extends z.ZodType | undefined = undefined>(
+  config: ResourceConfig<C>,
+): RuntimeOperation {
+  if (typeof config?.uri !== 'string' || config.uri === '' || UriTemplate.isTemplate(config.uri)) {
+    throw new ToolsConfigurationError(
+      `The resource "${String(config?.name)}" needs a plain \`uri\`; for a URI with variables use defineResourceTemplate.`,
+    );
+  }
+  return operationSpec(
+    config,
+    'resource',
+    NO_VARIABLES,
+    resourceOutput(config.mimeType),
+    {
+      kind: 'resource',
+      uri: config.uri,
+      ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
+      ...common(config),
+    },
+    config.read,
+  );
+}
+
+/**
+ * Declares a resource template: resources whose URIs match an RFC 6570 template, the variables
+ * parsed by a Zod object before `read` runs (a URI whose variables do not parse is a
+ * `VALIDATION_ERROR`). `complete` suggests variable values to clients.
+ *
+ * @example
+ * export const article = defineResourceTemplate({
+ *   uriTemplate: 'kb://articles/{slug}', name: 'kb-article', mimeType: 'text/markdown',
+ *   variables: z.object({ slug: z.string().regex(/^[a-z0-9-]+$/) }),
+ *   complete: { slug: (value) => articles.slugs().filter((slug) => slug.startsWith(value)) },
+ *   read: ({ input }) => articles.body(input.slug),
+ * });
+ */
+export function defineResourceTemplate<
+  V extends ToolInputSchema,
+  C extends z.ZodType | undefined = undefined,
+>(config: ResourceTemplateConfig<V, C>): RuntimeOperation {
+  const owner = `The resource template "${String(config?.name)}"`;
+  if (typeof config?.uriTemplate !== 'string' || !UriTemplate.isTemplate(config.uriTemplate)) {
+    throw new ToolsConfigurationError(
+      `${owner} needs a \`uriTemplate\` with at least one {variable}; for a fixed URI use defineResource.`,
+    );
+  }
+  const template = new UriTemplate(config.uriTemplate);
+  if (!isObjectSchema(config.variables)) {
+    throw new ToolsConfigurationError(
+      `${owner} needs \`variables\`: a Zod object, one key per variable.`,
+    );
+  }
+  const keys = Object.keys(config.variables.shape).sort();
+  const named = [...new Set(template.variables)].sort();
+  if (keys.join(',') !== named.join(',')) {
+    throw new ToolsConfigurationError(
+      `${owner}: its variables schema has the keys ${keys.join(', ') || '(none)'}, but ` +
+        `"${config.uriTemplate}" names ${named.join(', ')}. Give the schema one key per variable.`,
+    );
+  }
+  assertCompletions(config.complete, keys, owner);
+  return operationSpec(
+    config,
+    'resource',
+    config.variables,
+    resourceOutput(config.mimeType),
+    {
+      kind: 'resource',
+      uriTemplate: template,
+      ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
+      ...(config.complete !== undefined && {
+        complete: config.complete as Record<string, Completer>,
+      }),
+      ...common(config),
+    },
+    config.read,
+  );
+}
+
+/**
+ * Declares a prompt: a message template clients offer their users (`prompts/get`), with string
+ * arguments parsed by a Zod object, run through the same pipeline as a tool. `get` returns one
+ * user text, the messages, or `{ description, messages }`; a message may embed a resource
+ * (`{ type: 'resource', resource: { uri, text } }`).
+ *
+ * @example
+ * export const triage = definePrompt({
+ *   name: 'triage_ticket', description: 'Triage a ticket',
+ *   args: z.object({ id: z.string() }),
+ *   get: ({ input }) => `Triage ticket ${input.id}: summarise it and suggest a priority.`,
+ * });
+ */
+export function definePrompt<
+  A extends ToolInputSchema,
+  C extends z.ZodType | undefined = undefined,
+>(config: PromptConfig<A, C>): RuntimeOperation {
+  const owner = `The prompt "${String(config?.name)}"`;
+  if (!isObjectSchema(config?.args)) {
+    throw new ToolsConfigurationError(`${owner} needs \`args\`: a Zod object of string fields.`);
+  }
+  const properties = (toJsonSchema(config.args, 'input', owner) as { properties?: object })
+    .properties as Record<string, { type?: unknown; enum?: unknown }> | undefined;
+  for (const [key, field] of Object.entries(properties ?? {})) {
+    if (field.type !== 'string') {
+      throw new ToolsConfigurationError(
+        `${owner}: argument "${key}" is not a string. MCP prompt arguments are strings: use ` +
+          'z.string() or z.enum([...]), and parse numbers in `get`.',
+      );
+    }
+  }
+  assertCompletions(config.complete, Object.keys(config.args.shape), owner);
+  return operationSpec(
+    config,
+    'prompt',
+    config.args,
+    promptOutput,
+    {
+      kind: 'prompt',
+      ...(config.complete !== undefined && {
+        complete: config.complete as Record<string, Completer>,
+      }),
+      ...common(config),
+    },
+    config.get,
+  );
+}
+
+function assertCompletions(complete: unknown, keys: readonly string[], owner: string): void {
+  if (complete === undefined) return;
+  for (const [key, completer] of Object.entries(complete as object)) {
+    if (!keys.includes(key)) {
+      throw new ToolsConfigurationError(`${owner} completes "${key}", which it does not declare.`);
+    }
+    if (typeof completer !== 'function') {
+      throw new ToolsConfigurationError(`${owner}: complete.${key} must be a function.`);
+    }
+  }
+}
+
+/**
+ * A resource, resource template or prompt as lists and guards see it: a tool descriptor (name,
+ * identity, transports, scopes; `inputSchema` holds the variables or arguments) with what MCP
+ * lists of it.
+ */
+export type OperationDescriptor = ToolDescriptor &
+  (
+    | {
+        readonly kind: 'resource';
+        readonly uri?: string;
+        readonly uriTemplate?: string;
+        readonly title?: string;
+        readonly mimeType?: string;
+        readonly icons?: readonly OperationIcon[];
+        readonly _meta?: Readonly<Record<string, unknown>>;
+      }
+    | {
+        readonly kind: 'prompt';
+        readonly title?: string;
+        readonly arguments: readonly { name: string; description?: string; required: boolean }[];
+        readonly icons?: readonly OperationIcon[];
+        readonly _meta?: Readonly<Record<string, unknown>>;
+      }
+  );
+
+/** The frozen descriptor of a resource, template or prompt. */
+export function describeOperation(
+  spec: ToolSpec & { operation: OperationSpec },
+): OperationDescriptor {
+  const owner = `${spec.operation.kind === 'prompt' ? 'Prompt' : 'Resource'} "${spec.name}" (${spec.origin})`;
+  const inputSchema = toJsonSchema(spec.input, 'input', owner);
+  const { operation } = spec;
+  const base = {
+    name: spec.name,
+    description: spec.description,
+    identity: spec.identity,
+    transports: spec.transports,
+    annotations: spec.annotations,
+    inputSchema,
+    ...(spec.scopes !== undefined && { scopes: spec.scopes }),
+    ...(operation.title !== undefined && { title: operation.title }),
+    ...(operation.icons !== undefined && { icons: operation.icons }),
+    ...(operation._meta !== undefined && { _meta: operation._meta }),
+  };
+  if (operation.kind === 'prompt') {
+    const { properties = {}, required = [] } = inputSchema as {
+      properties?: Record<string, { description?: string }>;
+      required?: readonly string[];
+    };
+    return Object.freeze({
+      ...base,
+      kind: 'prompt',
+      arguments: Object.freeze(
+        Object.entries(properties).map(([name, { description }]) =>
+          Object.freeze({
+            name,
+            ...(description !== undefined && { description }),
+            required: required.includes(name),
+          }),
+        ),
+      ),
+    });
+  }
+  return Object.freeze({
+    ...base,
+    kind: 'resource',
+    ...(operation.uri !== undefined && { uri: operation.uri }),
+    ...(operation.uriTemplate !== undefined && { uriTemplate: operation.uriTemplate.template }),
+    ...(operation.mimeType !== undefined && { mimeType: operation.mimeType }),
+  });
+}
+
+/** Whether a value is a resource, resource template or prompt declared with this module. */
+export function isRuntimeOperation(value: unknown): value is RuntimeOperation {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as RuntimeOperation).kind === 'runtime' &&
+    typeof (value as RuntimeOperation).operation === 'object'
+  );
+}

@@ -1,0 +1,243 @@
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type Prompt,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { invokerInternals } from '../core/compiled-tools.js';
+import { ToolError } from '../core/errors.js';
+import { listsPerCaller } from '../core/listing.js';
+import type { ToolLogger } from '../core/hooks.js';
+import type { InvokeOptions, ToolInvoker } from '../core/invoker.js';
+import type { OperationDescriptor } from '../core/operations.js';
+import type { ToolFailure, ToolResult } from '../core/result.js';
+import type { ToolContext } from '../core/types.js';
+
+/** The listing entries of a surface's resources, templates and prompts, prepared once. */
+interface Listings {
+  readonly resources: readonly Resource[];
+  readonly templates: readonly ResourceTemplate[];
+  readonly prompts: readonly Prompt[];
+  /** Each descriptor's entry, to filter the lists by what a caller may see. */
+  readonly entries: ReadonlyMap<OperationDescriptor, Resource | ResourceTemplate | Prompt>;
+}
+
+/** What a request's handlers need from the tool surface: the invoker, the call's context. */
+export interface OperationSurfaceSettings {
+  readonly invoker: ToolInvoker;
+  readonly logger: ToolLogger;
+  readonly context: () => ToolContext | undefined | Promise<ToolContext | undefined>;
+}
+
+/**
+ * The application's resources, resource templates, prompts and completions over MCP: lists
+ * prepared once (filtered per caller only when something requires scopes or has `canList`),
+ * `resources/read` and `prompts/get` through the canonical runner (`transport: 'MCP'`,
+ * `source: 'mcp'`), and `completion/complete` from the declarations' `complete`. Capabilities
+ * are declared only for what the application has. A stateless endpoint pushes nothing, so
+ * `subscribe` and `listChanged` are `false`; a 2025-era `resources/subscribe` is acknowledged
+ * and changes nothing.
+ */
+export class McpOperationSurface {
+  private readonly listings: Listings;
+  private readonly filters: Readonly<Record<'resource' | 'prompt', boolean>>;
+  /** Resource templates by their template, for `completion/complete` references. */
+  private readonly templateNames: ReadonlyMap<string, string>;
+  /** The capabilities the declarations call for (merged into the server's). */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly hasResources: boolean;
+  readonly hasPrompts: boolean;
+  private readonly completes: boolean;
+
+  constructor(private readonly settings: OperationSurfaceSettings) {
+    const { invoker } = settings;
+    const resources = invoker.operations('MCP', 'resource');
+    const prompts = invoker.operations('MCP', 'prompt');
+    const entries = new Map<OperationDescriptor, Resource | ResourceTemplate | Prompt>();
+    const resourceList: Resource[] = [];
+    const templateList: ResourceTemplate[] = [];
+    const templateNames = new Map<string, string>();
+    for (const descriptor of resources) {
+      const entry = listingEntry(descriptor);
+      entries.set(descriptor, entry);
+      if (descriptor.kind === 'resource' && descriptor.uriTemplate !== undefined) {
+        templateList.push(entry as ResourceTemplate);
+        templateNames.set(descriptor.uriTemplate, descriptor.name);
+      } else {
+        resourceList.push(entry as Resource);
+      }
+    }
+    const promptList = prompts.map((descriptor) => {
+      const entry = listingEntry(descriptor) as Prompt;
+      entries.set(descriptor, entry);
+      return entry;
+    });
+    this.listings = Object.freeze({
+      resources: Object.freeze(resourceList),
+      templates: Object.freeze(templateList),
+      prompts: Object.freeze(promptList),
+      entries,
+    });
+    this.templateNames = templateNames;
+    this.hasResources = resources.length > 0;
+    this.hasPrompts = prompts.length > 0;
+    const compiled = invokerInternals(invoker).operations;
+    // The completions capability is declared only when some declaration suggests values.
+    this.completes = [...compiled('MCP', 'resource'), ...compiled('MCP', 'prompt')].some(
+      ({ spec }) => Object.keys(spec.operation?.complete ?? {}).length > 0,
+    );
+    this.filters = Object.freeze({
+      resource: compiled('MCP', 'resource').some(listsPerCaller),
+      prompt: compiled('MCP', 'prompt').some(listsPerCaller),
+    });
+    this.capabilities = Object.freeze({
+      ...(this.hasResources && { resources: { subscribe: false, listChanged: false } }),
+      ...(this.hasPrompts && { prompts: { listChanged: false } }),
+      ...(this.completes && { completions: {} }),
+    });
+  }
+
+  /** Registers the handlers of what the application declares on a request's server. */
+  register(server: Server, era: 'modern' | 'legacy', traceContext: (id: unknown) => unknown): void {
+    if (this.hasResources) {
+      server.setRequestHandler('resources/list', async () => ({
+        resources: [...(await this.list('resource', this.listings.resources))],
+      }));
+      server.setRequestHandler('resources/templates/list', async () => ({
+        resourceTemplates: [...(await this.list('resource', this.listings.templates))],
+      }));
+      server.setRequestHandler('resources/read', async (request, ctx) => {
+        const { uri } = request.params;
+        const read = await this.run(ctx, traceContext, (options) =>
+          this.settings.invoker.readResource(uri, options),
+        );
+        if (read === undefined) throw new ResourceNotFoundError(uri);
+        if (!read.ok) throw protocolError(read.error, uri);
+        return { contents: read.data.contents };
+      });
+      if (era === 'legacy') {
+        server.setRequestHandler('resources/subscribe', () => ({}));
+        server.setRequestHandler('resources/unsubscribe', () => ({}));
+      }
+    }
+    if (this.hasPrompts) {
+      server.setRequestHandler('prompts/list', async () => ({
+        prompts: [...(await this.list('prompt', this.listings.prompts))],
+      }));
+      server.setRequestHandler('prompts/get', async (request, ctx) => {
+        const { name, arguments: args } = request.params;
+        const prompt = await this.run(ctx, traceContext, (options) =>
+          this.settings.invoker.getPrompt(name, args ?? {}, options),
+        );
+        if (prompt === undefined) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}".`);
+        }
+        if (!prompt.ok) throw protocolError(prompt.error);
+        return prompt.data as never;
+      });
+    }
+    if (this.completes) {
+      server.setRequestHandler('completion/complete', async (request) => {
+        const { ref, argument, context } = request.params;
+        const name =
+          ref.type === 'ref/prompt'
+            ? ref.name
+            : this.templateNames.get((ref as { uri: string }).uri);
+        if (name === undefined) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `No resource template "${(ref as { uri?: string }).uri}".`,
+          );
+        }
+        const values = await this.settings.invoker.complete(name, argument, {
+          transport: 'MCP',
+          context: await this.settings.context(),
+          ...(context?.arguments && { arguments: context.arguments }),
+        });
+        return { completion: { values: [...values], total: values.length, hasMore: false } };
+      });
+    }
+  }
+
+  /** An era's list of one kind, filtered for the caller when something requires it. */
+  private async list<T extends Resource | ResourceTemplate | Prompt>(
+    kind: 'resource' | 'prompt',
+    all: readonly T[],
+  ): Promise<readonly T[]> {
+    if (!this.filters[kind]) return all;
+    const visible = await this.settings.invoker.visibleOperations('MCP', kind, {
+      context: await this.settings.context(),
+    });
+    const shown = new Set(visible.map((descriptor) => this.listings.entries.get(descriptor)));
+    return all.filter((entry) => shown.has(entry));
+  }
+
+  /**
+   * Runs a read or get with the request's context, signal and trace; `undefined` when nothing
+   * of that URI or name exists.
+   */
+  private async run<T>(
+    ctx: ServerContext,
+    traceContext: (id: unknown) => unknown,
+    start: (options: InvokeOptions) => Promise<ToolResult<T>>,
+  ): Promise<ToolResult<T> | undefined> {
+    try {
+      return await start({
+        transport: 'MCP',
+        source: 'mcp',
+        context: await this.settings.context(),
+        signal: ctx.mcpReq.signal,
+        traceContext: traceContext(ctx.mcpReq.id),
+      });
+    } catch (error) {
+      if (ToolError.is(error) && error.code === 'NOT_FOUND') return undefined;
+      if (ToolError.is(error)) throw protocolError(error);
+      this.settings.logger.error('[toolwright] MCP request failed:', error);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    }
+  }
+}
+
+/**
+ * A failed read or get as a JSON-RPC error (these methods have no `isError` result): invalid
+ * arguments `-32602`, a resource the handler did not find `-32602` with its URI (as the SDK
+ * answers a missing resource), anything else `-32603`; the public message and the envelope's
+ * fields in `data`.
+ */
+function protocolError(failure: ToolFailure | ToolError, uri?: string): ProtocolError {
+  const { code, message, retryable, hint } = failure;
+  if (code === 'NOT_FOUND' && uri !== undefined) return new ResourceNotFoundError(uri);
+  const data = { error: code, retryable, ...(hint !== undefined && { hint }) };
+  return new ProtocolError(
+    code === 'VALIDATION_ERROR' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+    message,
+    data,
+  );
+}
+
+/** The MCP listing entry of a descriptor: only the fields MCP lists. */
+function listingEntry(descriptor: OperationDescriptor): Resource | ResourceTemplate | Prompt {
+  const shared = {
+    name: descriptor.name,
+    ...(descriptor.title !== undefined && { title: descriptor.title }),
+    description: descriptor.description,
+    ...(descriptor.icons !== undefined && { icons: descriptor.icons as never }),
+    ...(descriptor._meta !== undefined && { _meta: descriptor._meta as Record<string, unknown> }),
+  };
+  if (descriptor.kind === 'prompt') {
+    return Object.freeze({
+      ...shared,
+      ...(descriptor.arguments.length > 0 && { arguments: descriptor.arguments as never }),
+    });
+  }
+  const mime = descriptor.mimeType !== undefined ? { mimeType: descriptor.mimeType } : {};
+  return Object.freeze(
+    descriptor.uriTemplate !== undefined
+      ? { uriTemplate: descriptor.uriTemplate, ...shared, ...mime }
+      : { uri: descriptor.uri!, ...shared, ...mime },
+  );
+}
