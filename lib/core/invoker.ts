@@ -31,6 +31,7 @@ import {
 import type { ClassTool } from './tool-class.js';
 import {
   TOOL_TRANSPORTS,
+  type ToolCallInfo,
   type ToolContext,
   type ToolLogLevel,
   type ToolProgress,
@@ -302,6 +303,7 @@ function compileTool(
   }
   return Object.freeze({
     kind: definition.operation?.kind ?? 'tool',
+    ...(definition.operation?.kind === 'resource' && { finish: withUri }),
     spec: definition,
     descriptor: definition.operation
       ? describeOperation(definition as ToolSpec & { operation: OperationSpec })
@@ -360,12 +362,7 @@ export function createToolInvoker(
             ),
             prompt: Object.freeze(prompts.map((tool) => tool.descriptor as OperationDescriptor)),
           }),
-          resourcesByUri: new Map(
-            resources.flatMap((tool) => {
-              const { uri } = operationOf(tool) as { uri?: string };
-              return uri === undefined ? [] : [[uri, tool] as const];
-            }),
-          ),
+          resourcesByUri: byUri(resources),
           templates: Object.freeze(
             resources.filter(
               (tool) => (operationOf(tool) as { uriTemplate?: unknown }).uriTemplate,
@@ -459,8 +456,13 @@ export function createToolInvoker(
           invokeOptions.transport,
           invokeOptions.source ?? 'internal',
         );
-      const outcome = runTool(resource, callRequest(variables, invokeOptions, uri), settings);
-      return Promise.resolve(outcome).then((result) => withUri(result, uri));
+      return Promise.resolve(
+        runTool(
+          resource,
+          callRequest(variables, invokeOptions, uri),
+          settings,
+        ) as ToolResult<ResourceRead>,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -526,7 +528,9 @@ export function createToolInvoker(
       completeOptions: Parameters<ToolInvoker['complete']>[2],
     ) {
       const tool = surface(completeOptions?.transport).operationsByName.get(name);
-      const completer = tool && operationOf(tool).complete?.[argument?.name];
+      const completers = tool && operationOf(tool).complete;
+      const completer =
+        completers && Object.hasOwn(completers, argument?.name) && completers[argument.name];
       if (!tool || !completer) return [];
       const context = await resolveCallContext(settings.resolveContext, completeOptions.context);
       if (!(await isListable(tool, context))) return [];
@@ -570,10 +574,7 @@ function unknownTool(
   source: ToolSource,
   kind: 'tool' | 'prompt' = 'tool',
 ): Error {
-  const message =
-    kind === 'tool'
-      ? unknownToolMessage(name, names)
-      : unknownToolMessage(name, names).replace(/^Unknown tool/, 'Unknown prompt');
+  const message = unknownToolMessage(name, names, kind);
   if (source === 'internal') return new Error(message);
   return new ToolError('NOT_FOUND', { message, details: { name, transport } });
 }
@@ -585,11 +586,32 @@ function unknownResource(uri: string, transport: ToolTransport, source: ToolSour
   return new ToolError('NOT_FOUND', { message, details: { uri, transport } });
 }
 
-/** A read's result with the URI on every content that does not name its own. */
-function withUri(result: ToolResult, uri: string): ToolResult<ResourceRead> {
-  if (!result.ok) return result;
-  const contents = (result.data as ResourceContents[]).map((content) =>
-    content.uri === undefined ? ({ ...content, uri } as ResourceContents) : content,
-  );
-  return { ok: true, data: { contents } };
+/** The resources of a fixed URI by URI; two at one URI are refused, naming both. */
+function byUri(resources: readonly CompiledTool[]): ReadonlyMap<string, CompiledTool> {
+  const found = new Map<string, CompiledTool>();
+  for (const tool of resources) {
+    const { uri } = operationOf(tool) as { uri?: string };
+    if (uri === undefined) continue;
+    const other = found.get(uri);
+    if (other) {
+      throw new ToolsConfigurationError(
+        `The resources "${other.spec.name}" (${other.spec.origin}) and "${tool.spec.name}" ` +
+          `(${tool.spec.origin}) are both at "${uri}": give each its own URI.`,
+      );
+    }
+    found.set(uri, tool);
+  }
+  return found;
+}
+
+/**
+ * A read's contents as the caller and the hooks get them: `{ contents }`, the URI read on every
+ * content that does not name its own.
+ */
+function withUri(contents: unknown, call: ToolCallInfo): ResourceRead {
+  return {
+    contents: (contents as ResourceContents[]).map((content) =>
+      content.uri === undefined ? ({ ...content, uri: call.uri! } as ResourceContents) : content,
+    ),
+  };
 }

@@ -125,12 +125,16 @@ export function similarNames(name: string, candidates: readonly string[], limit 
 }
 
 /** `Unknown tool "x". Did you mean "a", "b"?` — or the list of what exists when nothing is close. */
-export function unknownToolMessage(name: string, candidates: readonly string[]): string {
+export function unknownToolMessage(
+  name: string,
+  candidates: readonly string[],
+  noun: 'tool' | 'prompt' = 'tool',
+): string {
   const similar = similarNames(name, candidates);
   if (similar.length > 0) {
-    return `Unknown tool "${name}". Did you mean ${similar.map((s) => `"${s}"`).join(', ')}?`;
+    return `Unknown ${noun} "${name}". Did you mean ${similar.map((s) => `"${s}"`).join(', ')}?`;
   }
   return candidates.length === 0
-    ? `Unknown tool "${name}": no tools are available.`
-    : `Unknown tool "${name}".`;
+    ? `Unknown ${noun} "${name}": no ${noun}s are available.`
+    : `Unknown ${noun} "${name}".`;
 }

@@ -229,50 +229,78 @@ export type RuntimeOperation = ToolSpec & {
 
 const NO_VARIABLES = z.object({});
 
-function operationSpec(
+/**
+ * What a resource, template or prompt declares, as a tool method declares it (`@Resource`,
+ * `@Prompt` and the `define*` functions share it): a read-only operation named by its `name`,
+ * whose input is the URI's variables or the prompt's arguments and whose output check turns
+ * the handler's return into what MCP sends.
+ */
+export interface OperationDeclaration {
+  readonly name: string;
+  readonly action: string;
+  readonly method: 'GET';
+  readonly description: string;
+  readonly input: ToolInputSchema;
+  readonly output: z.ZodType;
+  readonly transports?: readonly ToolTransport[];
+  readonly timeoutMs?: number;
+  readonly scopes?: readonly string[];
+  readonly operation: OperationSpec;
+}
+
+function declaration(
   config: OperationConfig<any>,
-  kind: 'resource' | 'prompt',
   input: ToolInputSchema,
   output: z.ZodType,
   operation: OperationSpec,
+): OperationDeclaration {
+  if (typeof config.name !== 'string') {
+    throw new ToolsConfigurationError(
+      `A ${operation.kind} needs a \`name\` (^[a-zA-Z0-9_-]{1,64}$), got ${JSON.stringify(config.name)}.`,
+    );
+  }
+  return {
+    name: config.name,
+    action: config.name,
+    method: 'GET',
+    description: config.description ?? config.title ?? config.name,
+    input,
+    output,
+    ...(config.transports !== undefined && { transports: config.transports }),
+    ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
+    ...(config.scopes !== undefined && { scopes: config.scopes }),
+    operation: freezeOperation(operation),
+  };
+}
+
+/** A runtime resource, template or prompt: the declaration with its handler. */
+function runtimeOperation(
+  config: OperationConfig<any>,
+  declared: OperationDeclaration,
   handler: unknown,
 ): RuntimeOperation {
-  const label = kind === 'prompt' ? 'prompt' : 'resource';
+  const label = declared.operation.kind;
   const origin = `runtime ${label} "${String(config?.name)}"`;
   if (typeof handler !== 'function') {
     throw new ToolsConfigurationError(
-      `The ${label} "${String(config?.name)}" needs a ${kind === 'prompt' ? 'get' : 'read'} function.`,
+      `The ${label} "${String(config?.name)}" needs a ${label === 'prompt' ? 'get' : 'read'} function.`,
     );
   }
+  const { action, method, ...rest } = declared;
   const spec = toolSpec(
     {
-      name: config.name,
-      description: config.description ?? config.title ?? config.name,
-      identity: {
-        serviceName: config.serviceName ?? `${label}s`,
-        action: config.name,
-        method: 'GET',
-      },
-      input,
-      output,
+      ...rest,
+      identity: { serviceName: config.serviceName ?? `${label}s`, action, method },
       context: config.context,
-      transports: config.transports,
-      timeoutMs: config.timeoutMs,
-      scopes: config.scopes,
     },
     origin,
   );
-  const definition = Object.freeze({
-    ...spec,
-    kind: 'runtime',
-    operation: deepFreezeOperation(operation),
-    handler,
-  }) as RuntimeOperation;
+  const definition = Object.freeze({ ...spec, kind: 'runtime', handler }) as RuntimeOperation;
   assertToolSpec(definition);
   return definition;
 }
 
-function deepFreezeOperation(operation: OperationSpec): OperationSpec {
+function freezeOperation(operation: OperationSpec): OperationSpec {
   const { uriTemplate, complete, ...rest } = operation as OperationSpec & {
     uriTemplate?: UriTemplate;
   };
@@ -305,24 +333,24 @@ function common(config: OperationConfig<any>) {
 export function defineResource<C extends z.ZodType | undefined = undefined>(
   config: ResourceConfig<C>,
 ): RuntimeOperation {
+  return runtimeOperation(config, resourceDeclaration(config), config.read);
+}
+
+/** The declaration of a resource (see {@link defineResource}), checked. */
+export function resourceDeclaration(
+  config: Omit<ResourceConfig<any>, 'read'>,
+): OperationDeclaration {
   if (typeof config?.uri !== 'string' || config.uri === '' || UriTemplate.isTemplate(config.uri)) {
     throw new ToolsConfigurationError(
-      `The resource "${String(config?.name)}" needs a plain \`uri\`; for a URI with variables use defineResourceTemplate.`,
+      `The resource "${String(config?.name)}" needs a plain \`uri\`; for a URI with variables use a resource template.`,
     );
   }
-  return operationSpec(
-    config,
-    'resource',
-    NO_VARIABLES,
-    resourceOutput(config.mimeType),
-    {
-      kind: 'resource',
-      uri: config.uri,
-      ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
-      ...common(config),
-    },
-    config.read,
-  );
+  return declaration(config, NO_VARIABLES, resourceOutput(config.mimeType), {
+    kind: 'resource',
+    uri: config.uri,
+    ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
+    ...common(config),
+  });
 }
 
 /**
@@ -342,10 +370,17 @@ export function defineResourceTemplate<
   V extends ToolInputSchema,
   C extends z.ZodType | undefined = undefined,
 >(config: ResourceTemplateConfig<V, C>): RuntimeOperation {
+  return runtimeOperation(config, resourceTemplateDeclaration(config), config.read);
+}
+
+/** The declaration of a resource template (see {@link defineResourceTemplate}), checked. */
+export function resourceTemplateDeclaration(
+  config: Omit<ResourceTemplateConfig<ToolInputSchema, any>, 'read'>,
+): OperationDeclaration {
   const owner = `The resource template "${String(config?.name)}"`;
   if (typeof config?.uriTemplate !== 'string' || !UriTemplate.isTemplate(config.uriTemplate)) {
     throw new ToolsConfigurationError(
-      `${owner} needs a \`uriTemplate\` with at least one {variable}; for a fixed URI use defineResource.`,
+      `${owner} needs a \`uriTemplate\` with at least one {variable}; for a fixed URI use a resource.`,
     );
   }
   const template = new UriTemplate(config.uriTemplate);
@@ -363,22 +398,15 @@ export function defineResourceTemplate<
     );
   }
   assertCompletions(config.complete, keys, owner);
-  return operationSpec(
-    config,
-    'resource',
-    config.variables,
-    resourceOutput(config.mimeType),
-    {
-      kind: 'resource',
-      uriTemplate: template,
-      ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
-      ...(config.complete !== undefined && {
-        complete: config.complete as Record<string, Completer>,
-      }),
-      ...common(config),
-    },
-    config.read,
-  );
+  return declaration(config, config.variables, resourceOutput(config.mimeType), {
+    kind: 'resource',
+    uriTemplate: template,
+    ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
+    ...(config.complete !== undefined && {
+      complete: config.complete as Record<string, Completer>,
+    }),
+    ...common(config),
+  });
 }
 
 /**
@@ -398,12 +426,19 @@ export function definePrompt<
   A extends ToolInputSchema,
   C extends z.ZodType | undefined = undefined,
 >(config: PromptConfig<A, C>): RuntimeOperation {
+  return runtimeOperation(config, promptDeclaration(config), config.get);
+}
+
+/** The declaration of a prompt (see {@link definePrompt}), checked. */
+export function promptDeclaration(
+  config: Omit<PromptConfig<ToolInputSchema, any>, 'get'>,
+): OperationDeclaration {
   const owner = `The prompt "${String(config?.name)}"`;
   if (!isObjectSchema(config?.args)) {
     throw new ToolsConfigurationError(`${owner} needs \`args\`: a Zod object of string fields.`);
   }
   const properties = (toJsonSchema(config.args, 'input', owner) as { properties?: object })
-    .properties as Record<string, { type?: unknown; enum?: unknown }> | undefined;
+    .properties as Record<string, { type?: unknown }> | undefined;
   for (const [key, field] of Object.entries(properties ?? {})) {
     if (field.type !== 'string') {
       throw new ToolsConfigurationError(
@@ -413,20 +448,13 @@ export function definePrompt<
     }
   }
   assertCompletions(config.complete, Object.keys(config.args.shape), owner);
-  return operationSpec(
-    config,
-    'prompt',
-    config.args,
-    promptOutput,
-    {
-      kind: 'prompt',
-      ...(config.complete !== undefined && {
-        complete: config.complete as Record<string, Completer>,
-      }),
-      ...common(config),
-    },
-    config.get,
-  );
+  return declaration(config, config.args, promptOutput, {
+    kind: 'prompt',
+    ...(config.complete !== undefined && {
+      complete: config.complete as Record<string, Completer>,
+    }),
+    ...common(config),
+  });
 }
 
 function assertCompletions(complete: unknown, keys: readonly string[], owner: string): void {

@@ -50,6 +50,8 @@ export interface CompiledTool {
   readonly descriptor: ToolDescriptor;
   readonly handler: (call: ToolCall<any, any>) => unknown;
   readonly guards: readonly ToolGuard[];
+  /** Shapes the checked output for the caller and the hooks (a resource read adds its URI). */
+  readonly finish?: (output: unknown, call: ToolCallInfo) => unknown;
 }
 
 /** What the runner needs besides the call: fixed when an invoker is created. */
@@ -493,7 +495,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     let parsed = parse(spec.output, data);
     if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
     if (!parsed.success) throw new OutputMismatch(parsed.error, data);
-    output = parsed.data;
+    output = tool.finish ? tool.finish(parsed.data, call) : parsed.data;
   } else if (isMcpResultShape(data) && !warnedMcpResult.has(tool)) {
     warnedMcpResult.add(tool);
     settings.logger.warn?.(

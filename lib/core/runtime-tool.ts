@@ -176,6 +176,8 @@ export interface ToolDeclaration {
   present?: ToolPresenters<any>;
   scopes?: readonly string[];
   asks?: ToolAsks;
+  /** A resource or prompt (see `OperationDeclaration`). */
+  operation?: OperationSpec;
 }
 
 /**
@@ -202,6 +204,7 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
   if (declaration.context !== undefined) spec.context = declaration.context;
   if (declaration.timeoutMs !== undefined) spec.timeoutMs = declaration.timeoutMs;
   if (declaration.present !== undefined) spec.present = Object.freeze({ ...declaration.present });
+  if (declaration.operation !== undefined) spec.operation = declaration.operation;
   if (declaration.scopes !== undefined && declaration.scopes.length > 0) {
     spec.scopes = Object.freeze([...new Set(declaration.scopes)]);
   }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ToolAsks } from './asking.js';
+import type { OperationSpec } from './operations.js';
 import { ToolsConfigurationError } from './errors.js';
 import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
 import type { Class, ToolAnnotations, ToolMethod, ToolTransport } from './types.js';
@@ -40,6 +41,8 @@ export interface ToolMethodOptions {
   scopes?: readonly string[];
   /** What the method may ask the user (`confirm`, `elicit`); see `RuntimeToolConfig.asks`. */
   asks?: ToolAsks;
+  /** A resource or prompt method (`@Resource`, `@ResourceTemplate`, `@Prompt`). */
+  operation?: OperationSpec;
 }
 
 /** The static metadata of a tool class. */

@@ -9,6 +9,9 @@ interface Expression {
 
 const OPERATORS = new Set(['+', '#', '.', '/', '?', '&']);
 
+/** An RFC 6570 variable name (percent-encoded characters aside). */
+const VARIABLE = /^[A-Za-z0-9_][A-Za-z0-9_.]*$/;
+
 /** The values a URI gives a template's variables: a string, or a list for an exploded one. */
 export type UriVariables = Record<string, string | string[]>;
 
@@ -45,6 +48,12 @@ export class UriTemplate {
         throw new ToolsConfigurationError(`URI template "${template}" has an unclosed "{".`);
       }
       const expression = parseExpression(rest.slice(open + 1, close));
+      if (expression.names.length === 0 || expression.names.some((name) => !VARIABLE.test(name))) {
+        throw new ToolsConfigurationError(
+          `URI template "${template}" has the expression {${rest.slice(open + 1, close)}}: ` +
+            'name its variables with letters, digits, "_" and ".", one "*" at most after a name.',
+        );
+      }
       expressions.push(expression);
       source += expressionPattern(expression);
       rest = rest.slice(close + 1);

@@ -1,6 +1,19 @@
 // The Nest layer's public names; lib/index.ts re-exports them with the core's.
-export { ToolFactory, Tool, UseToolGuards } from './decorators/index.js';
-export type { ToolFactoryOptions, ToolOptions } from './decorators/index.js';
+export {
+  ToolFactory,
+  Tool,
+  UseToolGuards,
+  Resource,
+  ResourceTemplate,
+  Prompt,
+} from './decorators/index.js';
+export type {
+  ToolFactoryOptions,
+  ToolOptions,
+  ResourceOptions,
+  ResourceTemplateOptions,
+  PromptOptions,
+} from './decorators/index.js';
 export type {
   ToolContextResolver,
   ToolContextSource,

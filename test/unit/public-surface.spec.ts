@@ -21,6 +21,9 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
     ns: toolwright,
     names: [
       'McpEndpoint',
+      'Prompt',
+      'Resource',
+      'ResourceTemplate',
       'StderrLogger',
       'TOOL_ERROR_STATUS',
       'Tool',
@@ -74,6 +77,9 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
 /** What only the Nest layer exports (its `serveStdio`, for a Nest app, aside). */
 const NEST_ONLY = [
   'McpEndpoint',
+  'Prompt',
+  'Resource',
+  'ResourceTemplate',
   'StderrLogger',
   'Tool',
   'ToolErrorFilter',

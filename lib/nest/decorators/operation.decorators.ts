@@ -1,0 +1,82 @@
+import {
+  promptDeclaration,
+  resourceDeclaration,
+  resourceTemplateDeclaration,
+  type PromptConfig,
+  type ResourceConfig,
+  type ResourceTemplateConfig,
+} from '../../core/operations.js';
+import type { ToolInputSchema } from '../../core/runtime-tool.js';
+import type { ToolMethodOptions } from '../../core/tool-class.js';
+import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
+
+/** Options of {@link Resource}: a resource at a fixed URI, read by the decorated method. */
+export type ResourceOptions = Omit<ResourceConfig, 'read' | 'serviceName' | 'context'>;
+
+/** Options of {@link ResourceTemplate}: resources whose URIs match an RFC 6570 template. */
+export type ResourceTemplateOptions<V extends ToolInputSchema = ToolInputSchema> = Omit<
+  ResourceTemplateConfig<V>,
+  'read' | 'serviceName' | 'context'
+>;
+
+/** Options of {@link Prompt}: a prompt whose messages the decorated method returns. */
+export type PromptOptions<A extends ToolInputSchema = ToolInputSchema> = Omit<
+  PromptConfig<A>,
+  'get' | 'serviceName' | 'context'
+>;
+
+function operationMethod(name: string, options: ToolMethodOptions): MethodDecorator {
+  return (target, key) => {
+    assertLegacyDecorator(name, key);
+    draftOf(target.constructor).methods.set(String(key), options);
+  };
+}
+
+/**
+ * Declares a method of a `@ToolFactory` class as a resource: clients read it at `uri`
+ * (`resources/read`), in-process callers with `invoker.readResource(uri, …)`. The read runs
+ * through the same pipeline as the class's tools (its context schema, guards, enhancers, hooks).
+ * The method returns text, bytes, `{ text | blob, mimeType? }` or a list of them.
+ *
+ * @example
+ * @Resource({ uri: 'kb://handbook', name: 'handbook', title: 'Support handbook', mimeType: 'text/markdown' })
+ * handbook() { return this.articles.handbook(); }
+ */
+export function Resource(options: ResourceOptions): MethodDecorator {
+  return operationMethod('Resource', resourceDeclaration(options));
+}
+
+/**
+ * Declares a method of a `@ToolFactory` class as a resource template: the URIs matching
+ * `uriTemplate`, their variables parsed by `variables` and handed to the method as `input`;
+ * `complete` suggests variable values to clients.
+ *
+ * @example
+ * @ResourceTemplate({
+ *   uriTemplate: 'kb://articles/{slug}', name: 'kb-article', mimeType: 'text/markdown',
+ *   variables: z.object({ slug: z.string() }),
+ *   complete: { slug: (value) => slugs.filter((slug) => slug.startsWith(value)) },
+ * })
+ * article({ input, context }: ResourceCall<{ slug: string }, TenantContext>) { … }
+ */
+export function ResourceTemplate<V extends ToolInputSchema>(
+  options: ResourceTemplateOptions<V>,
+): MethodDecorator {
+  return operationMethod(
+    'ResourceTemplate',
+    resourceTemplateDeclaration(options as ResourceTemplateOptions),
+  );
+}
+
+/**
+ * Declares a method of a `@ToolFactory` class as a prompt (`prompts/get`, in-process
+ * `invoker.getPrompt(name, args, …)`): `args` is a Zod object of string fields, the method
+ * returns one user text, the messages, or `{ description, messages }`.
+ *
+ * @example
+ * @Prompt({ name: 'triage_ticket', description: 'Triage a ticket', args: z.object({ id: z.string() }) })
+ * triage({ input }: ToolCall<{ id: string }>) { return `Triage ticket ${input.id}.`; }
+ */
+export function Prompt<A extends ToolInputSchema>(options: PromptOptions<A>): MethodDecorator {
+  return operationMethod('Prompt', promptDeclaration(options as PromptOptions));
+}
