@@ -9,7 +9,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { defineRuntimeTool, ToolError, type RuntimeTool } from '../../lib/index.js';
+import {
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineRuntimeTool,
+  ToolError,
+  type RuntimeOperation,
+  type RuntimeTool,
+} from '../../lib/index.js';
 
 /** How many times each fixture tool's handler ran. */
 export class ConformanceCalls {
@@ -98,9 +106,10 @@ function userResponse(answer: { action: string; content?: unknown }): string {
   return `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
 }
 
-/** The fixture tools, each recording its calls in `calls`. */
-export function conformanceTools(calls: ConformanceCalls): RuntimeTool[] {
+/** The fixture tools, resources and prompts, each recording its runs in `calls`. */
+export function conformanceTools(calls: ConformanceCalls): Array<RuntimeTool | RuntimeOperation> {
   return [
+    ...conformanceOperations(calls),
     defineRuntimeTool({
       name: 'test_simple_text',
       description: 'Returns a simple text response',
@@ -289,6 +298,124 @@ export function conformanceTools(calls: ConformanceCalls): RuntimeTool[] {
       handler: ({ call, input }) => {
         calls.record(call.name);
         return { text: `Received ${JSON.stringify(input)}` };
+      },
+    }),
+  ];
+}
+
+/**
+ * The resources, resource template and prompts the suite reads and gets, by the URIs and names
+ * it expects; each records its runs (the completer too, as `<prompt>.complete`).
+ */
+function conformanceOperations(calls: ConformanceCalls): RuntimeOperation[] {
+  return [
+    defineResource({
+      uri: 'test://static-text',
+      name: 'static_text',
+      description: 'A static text resource',
+      mimeType: 'text/plain',
+      read: ({ call }) => {
+        calls.record(call.name);
+        return 'This is the content of the static text resource.';
+      },
+    }),
+    defineResource({
+      uri: 'test://static-binary',
+      name: 'static_binary',
+      description: 'A static binary resource (a PNG)',
+      mimeType: 'image/png',
+      read: ({ call }) => {
+        calls.record(call.name);
+        return Buffer.from(RED_PIXEL_PNG, 'base64');
+      },
+    }),
+    defineResource({
+      uri: 'test://watched-resource',
+      name: 'watched_resource',
+      description: 'A resource clients may subscribe to (a stateless server never notifies)',
+      mimeType: 'text/plain',
+      read: ({ call }) => {
+        calls.record(call.name);
+        return 'Watched resource content.';
+      },
+    }),
+    defineResourceTemplate({
+      uriTemplate: 'test://template/{id}/data',
+      name: 'template_data',
+      description: 'Data for an id',
+      mimeType: 'application/json',
+      variables: z.object({ id: z.string() }),
+      read: ({ call, input }) => {
+        calls.record(call.name);
+        return JSON.stringify({
+          id: input.id,
+          templateTest: true,
+          data: `Data for ID: ${input.id}`,
+        });
+      },
+    }),
+    definePrompt({
+      name: 'test_simple_prompt',
+      description: 'A simple prompt without arguments',
+      args: z.object({}),
+      get: ({ call }) => {
+        calls.record(call.name);
+        return 'This is a simple prompt for testing.';
+      },
+    }),
+    definePrompt({
+      name: 'test_prompt_with_arguments',
+      description: 'A prompt with two required arguments',
+      args: z.object({
+        arg1: z.string().describe('First test argument'),
+        arg2: z.string().describe('Second test argument'),
+      }),
+      complete: {
+        arg1: (value) => {
+          calls.record('test_prompt_with_arguments.complete');
+          return ['test-value', 'testing', 'other'].filter((option) => option.startsWith(value));
+        },
+      },
+      get: ({ call, input }) => {
+        calls.record(call.name);
+        return `Prompt with arguments: arg1='${input.arg1}', arg2='${input.arg2}'`;
+      },
+    }),
+    definePrompt({
+      name: 'test_prompt_with_embedded_resource',
+      description: 'A prompt that embeds a resource',
+      args: z.object({ resourceUri: z.string().describe('The URI of the resource to embed') }),
+      get: ({ call, input }) => {
+        calls.record(call.name);
+        return [
+          {
+            role: 'user',
+            content: {
+              type: 'resource',
+              resource: {
+                uri: input.resourceUri,
+                mimeType: 'text/plain',
+                text: 'Embedded resource content for testing.',
+              },
+            },
+          },
+          {
+            role: 'user',
+            content: { type: 'text', text: 'Please process the embedded resource above.' },
+          },
+        ];
+      },
+    }),
+    definePrompt({
+      name: 'test_prompt_with_image',
+      description: 'A prompt with an image',
+      args: z.object({}),
+      get: ({ call }) => {
+        calls.record(call.name);
+        return [
+          { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' } },
+          { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+        ];
       },
     }),
   ];

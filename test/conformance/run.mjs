@@ -23,7 +23,10 @@ const { AbortSignal, fetch } = globalThis;
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 
-/** Each scenario, and the fixture tool it must invoke (if it calls one). */
+/**
+ * Each scenario, the fixture (tool, resource, prompt or completer) it must run, if any, and for
+ * a scenario that runs none but lists them, the names its checks' `details` must show.
+ */
 const SCENARIOS = [
   ['server-initialize'],
   ['ping'],
@@ -41,6 +44,21 @@ const SCENARIOS = [
   ['tools-call-elicitation', 'test_elicitation'],
   ['elicitation-sep1034-defaults', 'test_elicitation_sep1034_defaults'],
   ['elicitation-sep1330-enums', 'test_elicitation_sep1330_enums'],
+  ['logging-set-level'],
+  ['completion-complete', 'test_prompt_with_arguments.complete'],
+  // The list scenarios pass on an empty list: their checks' details must name the fixtures.
+  ['resources-list', undefined, { details: 'resources', names: ['test://static-text'] }],
+  ['resources-read-text', 'static_text'],
+  ['resources-read-binary', 'static_binary'],
+  ['resources-templates-read', 'template_data'],
+  // Subscribing is acknowledged and changes nothing (a stateless server never notifies).
+  ['resources-subscribe'],
+  ['resources-unsubscribe'],
+  ['prompts-list', undefined, { details: 'prompts', names: ['test_simple_prompt'] }],
+  ['prompts-get-simple', 'test_simple_prompt'],
+  ['prompts-get-with-args', 'test_prompt_with_arguments'],
+  ['prompts-get-embedded-resource', 'test_prompt_with_embedded_resource'],
+  ['prompts-get-with-image', 'test_prompt_with_image'],
 ];
 
 const TOTAL_TIMEOUT_MS = 150_000;
@@ -153,7 +171,7 @@ async function waitUntilReady(server, base) {
   throw new Error(`the fixture app did not answer within ${STARTUP_TIMEOUT_MS / 1000}s`);
 }
 
-async function runScenario(scenario, tool, url, base, resultsDir) {
+async function runScenario(scenario, tool, listed, url, base, resultsDir) {
   const started = Date.now();
   const before = tool ? await invocations(base) : undefined;
   const outputDir = join(resultsDir, scenario);
@@ -185,6 +203,13 @@ async function runScenario(scenario, tool, url, base, resultsDir) {
   else if (passed === 0) problems.push('no passing check');
   if (failed > 0) problems.push(`${failed} failed check(s)`);
   let invoked = '-';
+  if (listed) {
+    const shown = checks.flatMap((check) => check.details?.[listed.details] ?? []);
+    const missing = listed.names.filter((name) => !shown.includes(name));
+    invoked = `${listed.details} listed`;
+    if (missing.length > 0)
+      problems.push(`the ${listed.details} listed lack ${missing.join(', ')}`);
+  }
   if (tool) {
     const after = await invocations(base);
     const delta = (after?.[tool] ?? 0) - (before?.[tool] ?? 0);
@@ -203,7 +228,7 @@ async function runScenario(scenario, tool, url, base, resultsDir) {
 }
 
 function printTable(rows) {
-  const header = ['scenario', 'result', 'suite checks', 'fixture tool invoked', 'time'];
+  const header = ['scenario', 'result', 'suite checks', 'fixture run', 'time'];
   const lines = rows.map((r) => [
     r.scenario,
     r.ok ? 'PASS' : 'FAIL',
@@ -233,8 +258,8 @@ async function main() {
   try {
     await waitUntilReady(server, base);
     console.log(`conformance: fixture app ready at ${url} (${Date.now() - started} ms)`);
-    for (const [scenario, tool] of SCENARIOS) {
-      const row = await runScenario(scenario, tool, url, base, resultsDir);
+    for (const [scenario, tool, listed] of SCENARIOS) {
+      const row = await runScenario(scenario, tool, listed, url, base, resultsDir);
       console.log(`${row.ok ? 'PASS' : 'FAIL'} ${scenario}`);
       if (!row.ok) console.log(`  ${row.problems.join('; ')}\n${indent(row.output)}`);
       rows.push(row);
