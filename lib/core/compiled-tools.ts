@@ -12,6 +12,10 @@ export interface InvokerInternals {
     transport: ToolTransport,
     kind: 'resource' | 'prompt',
   ) => readonly CompiledTool[];
+  /** The compiled resource or template that serves a URI on a transport. */
+  readonly resource: (uri: string, transport: ToolTransport) => CompiledTool | undefined;
+  /** The compiled prompt of a name on a transport. */
+  readonly prompt: (name: string, transport: ToolTransport) => CompiledTool | undefined;
   /** The invoker's telemetry, which the MCP endpoint's request spans follow. */
   readonly telemetry?: ToolTelemetry;
 }

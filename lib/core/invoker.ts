@@ -430,26 +430,26 @@ export function createToolInvoker(
     }
   };
 
+  /** The resource that serves a URI on a transport, and the variables it reads, if any does. */
+  const resolveResource = (uri: string, transport: ToolTransport) => {
+    const { resourcesByUri, templates } = surface(transport);
+    const resource = resourcesByUri.get(uri);
+    if (resource) return { resource, variables: {} };
+    if (typeof uri !== 'string') return undefined;
+    for (const template of templates) {
+      const { uriTemplate } = operationOf(template) as { uriTemplate: UriTemplate };
+      const variables = uriTemplate.match(uri);
+      if (variables) return { resource: template, variables };
+    }
+    return undefined;
+  };
+
   const readResource = (
     uri: string,
     invokeOptions: InvokeOptions,
   ): Promise<ToolResult<ResourceRead>> => {
     try {
-      const { resourcesByUri, templates } = surface(invokeOptions?.transport);
-      let resource = resourcesByUri.get(uri);
-      let variables: unknown = {};
-      if (!resource && typeof uri === 'string') {
-        for (const template of templates) {
-          const matched = (operationOf(template) as { uriTemplate: UriTemplate }).uriTemplate.match(
-            uri,
-          );
-          if (matched) {
-            resource = template;
-            variables = matched;
-            break;
-          }
-        }
-      }
+      const { resource, variables } = resolveResource(uri, invokeOptions?.transport) ?? {};
       if (!resource)
         throw unknownResource(
           String(uri),
@@ -556,6 +556,11 @@ export function createToolInvoker(
   linkCompiledTools(invoker, {
     lookup: (name, transport) => surface(transport).byName.get(name),
     operations: (transport, kind) => surface(transport).operations[kind],
+    resource: (uri, transport) => resolveResource(uri, transport)?.resource,
+    prompt: (name, transport) => {
+      const found = surface(transport).operationsByName.get(name);
+      return found?.kind === 'prompt' ? found : undefined;
+    },
     telemetry,
   });
   return invoker;

@@ -10,6 +10,7 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
+import { invokerInternals } from '../core/compiled-tools.js';
 import { Drain } from '../core/drain.js';
 import { missingScopes } from '../core/principal.js';
 import type { ToolInvoker } from '../core/invoker.js';
@@ -252,15 +253,32 @@ export class McpHttpEndpoint {
     for (const message of Array.isArray(body) ? body : [body]) {
       const { method, params, id } = (message ?? {}) as {
         method?: unknown;
-        params?: { name?: unknown };
+        params?: { name?: unknown; uri?: unknown };
         id?: unknown;
       };
-      if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
-      const scopes = this.settings.invoker.find(params.name, 'MCP')?.scopes;
+      const scopes = this.requiredScopes(method, params);
       if (!scopes) continue;
       if (missingScopes(scopes, verified.scopes).length > 0) {
         return auth.insufficientScope(verified, scopes, id, request);
       }
+    }
+    return undefined;
+  }
+
+  /** The scopes a `tools/call`, `resources/read` or `prompts/get` needs, if it needs any. */
+  private requiredScopes(
+    method: unknown,
+    params: { name?: unknown; uri?: unknown } | undefined,
+  ): readonly string[] | undefined {
+    const { invoker } = this.settings;
+    if (method === 'tools/call' && typeof params?.name === 'string') {
+      return invoker.find(params.name, 'MCP')?.scopes;
+    }
+    if (method === 'prompts/get' && typeof params?.name === 'string') {
+      return invokerInternals(invoker).prompt(params.name, 'MCP')?.spec.scopes;
+    }
+    if (method === 'resources/read' && typeof params?.uri === 'string') {
+      return invokerInternals(invoker).resource(params.uri, 'MCP')?.spec.scopes;
     }
     return undefined;
   }

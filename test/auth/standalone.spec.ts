@@ -5,13 +5,27 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { z } from 'zod';
-import { createToolInvoker, defineRuntimeTool, type ToolPrincipal } from '../../lib/core/index.js';
+import {
+  createToolInvoker,
+  definePrompt,
+  defineResource,
+  defineRuntimeTool,
+  type ToolPrincipal,
+} from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import {
   startAuthorizationServer,
   type AuthorizationServer,
 } from '../../sample/oauth/authorization-server.js';
-import { callBody, eraHeaders, listBody, post, raw, toolPayload } from '../fixtures/mcp-http.js';
+import {
+  callBody,
+  eraHeaders,
+  finalMessage,
+  listBody,
+  post,
+  raw,
+  toolPayload,
+} from '../fixtures/mcp-http.js';
 
 const RESOURCE = 'https://notes.example/mcp';
 const CLIENT = { clientId: 'robot', clientSecret: 'robot-secret' };
@@ -34,6 +48,20 @@ const erase = defineRuntimeTool({
   handler: () => ({ erased: true }),
 });
 
+const adminNotes = defineResource({
+  uri: 'notes://admin',
+  name: 'admin_notes',
+  scopes: ['notes:admin'],
+  read: () => 'the admin notes',
+});
+const adminPrompt = definePrompt({
+  name: 'admin_prompt',
+  description: 'Review the admin notes',
+  scopes: ['notes:admin'],
+  args: z.object({}),
+  get: () => 'Review the admin notes.',
+});
+
 let as: AuthorizationServer;
 let server: Server;
 let listener: McpRequestListener;
@@ -45,7 +73,7 @@ beforeAll(async () => {
     scopes: ['notes:read', 'notes:admin'],
     clients: [{ ...CLIENT, scopes: ['notes:read', 'notes:admin'] }],
   });
-  listener = createMcpHttpHandler(createToolInvoker([whoAmI, erase]), {
+  listener = createMcpHttpHandler(createToolInvoker([whoAmI, erase, adminNotes, adminPrompt]), {
     auth: { issuers: as.issuer, resource: RESOURCE, scopesSupported: ['notes:read'] },
   });
   server = createServer(listener);
@@ -110,4 +138,30 @@ describe('createMcpHttpHandler with auth', () => {
       /^Bearer error="insufficient_scope", error_description="This call needs the scopes notes:admin\.", scope="notes:read notes:admin"/,
     );
   });
+
+  it.each([
+    ['resources/read', { uri: 'notes://admin' }],
+    ['prompts/get', { name: 'admin_prompt', arguments: {} }],
+  ] as const)(
+    'challenges a %s its token lacks the scopes of to step up, before it runs',
+    async (method, params) => {
+      const headers = { authorization: `Bearer ${await token('notes:read')}` };
+      const body = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+      const refused = await post(`${base}/mcp`, body(1), {
+        ...eraHeaders('legacy', method),
+        ...headers,
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.headers['www-authenticate']).toMatch(
+        /^Bearer error="insufficient_scope".*scope="notes:read notes:admin"/,
+      );
+      const admin = { authorization: `Bearer ${await token('notes:read notes:admin')}` };
+      const served = await post(`${base}/mcp`, body(2), {
+        ...eraHeaders('legacy', method),
+        ...admin,
+      });
+      expect(served.status).toBe(200);
+      expect(JSON.stringify(finalMessage(served)?.result)).toContain('admin notes');
+    },
+  );
 });
