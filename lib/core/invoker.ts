@@ -22,6 +22,7 @@ import type { ToolAsk } from './asking.js';
 import { assertToolSpec, type ToolCall, type ToolSpec } from './runtime-tool.js';
 import {
   describeOperation,
+  type Completer,
   type OperationDescriptor,
   type OperationSpec,
   type PromptGet,
@@ -43,6 +44,8 @@ import {
 export interface BoundClassTool {
   readonly handler: (call: ToolCall<any, any>) => unknown;
   readonly guards?: readonly ToolGuard[];
+  /** The class's methods named as completers (`complete: { slug: 'slugs' }`), bound. */
+  readonly methods?: (name: string) => Completer;
 }
 
 /** Binds class tools to instances. The Nest layer binds them to the container's instances. */
@@ -276,6 +279,7 @@ function defaultBinder(): ClassToolBinder {
       guards: tool.guards.map((guard) =>
         typeof guard === 'function' ? instantiate(guard) : guard,
       ),
+      methods: (name) => (value, options) => instance[name](value, options),
     };
   };
 }
@@ -301,9 +305,11 @@ function compileTool(
       `Tool "${definition.name}" (${definition.origin}) has no method to call.`,
     );
   }
+  const completers = definition.operation?.complete && bindCompleters(definition, bound);
   return Object.freeze({
     kind: definition.operation?.kind ?? 'tool',
     ...(definition.operation?.kind === 'resource' && { finish: withUri }),
+    ...(completers && { completers }),
     spec: definition,
     descriptor: definition.operation
       ? describeOperation(definition as ToolSpec & { operation: OperationSpec })
@@ -311,6 +317,30 @@ function compileTool(
     handler: bound.handler,
     guards: Object.freeze([...guards, ...(bound.guards ?? [])]),
   });
+}
+
+/** The completers of a resource template or prompt, method names bound to the class's instance. */
+function bindCompleters(
+  definition: ToolDefinition,
+  bound: BoundClassTool,
+): Readonly<Record<string, Completer>> {
+  const completers: Record<string, Completer> = {};
+  for (const [argument, completer] of Object.entries(definition.operation!.complete!)) {
+    if (typeof completer === 'function') {
+      completers[argument] = completer;
+      continue;
+    }
+    const target = definition.kind === 'class' ? definition.target : undefined;
+    const method = (target?.prototype as Record<string, unknown> | undefined)?.[completer];
+    if (!bound.methods || typeof method !== 'function') {
+      throw new ToolsConfigurationError(
+        `"${definition.name}" (${definition.origin}) completes "${argument}" with "${completer}", ` +
+          `which is not a method of ${target?.name ?? 'its class'}.`,
+      );
+    }
+    completers[argument] = bound.methods(completer);
+  }
+  return Object.freeze(completers);
 }
 
 /**
@@ -528,7 +558,7 @@ export function createToolInvoker(
       completeOptions: Parameters<ToolInvoker['complete']>[2],
     ) {
       const tool = surface(completeOptions?.transport).operationsByName.get(name);
-      const completers = tool && operationOf(tool).complete;
+      const completers = tool?.completers;
       const completer =
         completers && Object.hasOwn(completers, argument?.name) && completers[argument.name];
       if (!tool || !completer) return [];

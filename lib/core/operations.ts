@@ -44,14 +44,14 @@ export type OperationSpec =
       readonly mimeType?: string;
       readonly icons?: readonly OperationIcon[];
       readonly _meta?: Readonly<Record<string, unknown>>;
-      readonly complete?: Readonly<Record<string, Completer>>;
+      readonly complete?: Readonly<Record<string, Completer | string>>;
     }
   | {
       readonly kind: 'prompt';
       readonly title?: string;
       readonly icons?: readonly OperationIcon[];
       readonly _meta?: Readonly<Record<string, unknown>>;
-      readonly complete?: Readonly<Record<string, Completer>>;
+      readonly complete?: Readonly<Record<string, Completer | string>>;
     };
 
 /** One content of a resource read, as MCP sends it: text, or base64 bytes. */
@@ -370,12 +370,19 @@ export function defineResourceTemplate<
   V extends ToolInputSchema,
   C extends z.ZodType | undefined = undefined,
 >(config: ResourceTemplateConfig<V, C>): RuntimeOperation {
-  return runtimeOperation(config, resourceTemplateDeclaration(config), config.read);
+  return runtimeOperation(
+    config,
+    resourceTemplateDeclaration(config as Parameters<typeof resourceTemplateDeclaration>[0]),
+    config.read,
+  );
 }
 
 /** The declaration of a resource template (see {@link defineResourceTemplate}), checked. */
 export function resourceTemplateDeclaration(
-  config: Omit<ResourceTemplateConfig<ToolInputSchema, any>, 'read'>,
+  config: Omit<ResourceTemplateConfig<ToolInputSchema, any>, 'read' | 'complete'> & {
+    complete?: Record<string, Completer | string>;
+  },
+  methods = false,
 ): OperationDeclaration {
   const owner = `The resource template "${String(config?.name)}"`;
   if (typeof config?.uriTemplate !== 'string' || !UriTemplate.isTemplate(config.uriTemplate)) {
@@ -397,13 +404,13 @@ export function resourceTemplateDeclaration(
         `"${config.uriTemplate}" names ${named.join(', ')}. Give the schema one key per variable.`,
     );
   }
-  assertCompletions(config.complete, keys, owner);
+  assertCompletions(config.complete, keys, owner, methods);
   return declaration(config, config.variables, resourceOutput(config.mimeType), {
     kind: 'resource',
     uriTemplate: template,
     ...(config.mimeType !== undefined && { mimeType: config.mimeType }),
     ...(config.complete !== undefined && {
-      complete: config.complete as Record<string, Completer>,
+      complete: config.complete as Record<string, Completer | string>,
     }),
     ...common(config),
   });
@@ -426,12 +433,19 @@ export function definePrompt<
   A extends ToolInputSchema,
   C extends z.ZodType | undefined = undefined,
 >(config: PromptConfig<A, C>): RuntimeOperation {
-  return runtimeOperation(config, promptDeclaration(config), config.get);
+  return runtimeOperation(
+    config,
+    promptDeclaration(config as Parameters<typeof promptDeclaration>[0]),
+    config.get,
+  );
 }
 
 /** The declaration of a prompt (see {@link definePrompt}), checked. */
 export function promptDeclaration(
-  config: Omit<PromptConfig<ToolInputSchema, any>, 'get'>,
+  config: Omit<PromptConfig<ToolInputSchema, any>, 'get' | 'complete'> & {
+    complete?: Record<string, Completer | string>;
+  },
+  methods = false,
 ): OperationDeclaration {
   const owner = `The prompt "${String(config?.name)}"`;
   if (!isObjectSchema(config?.args)) {
@@ -447,25 +461,31 @@ export function promptDeclaration(
       );
     }
   }
-  assertCompletions(config.complete, Object.keys(config.args.shape), owner);
+  assertCompletions(config.complete, Object.keys(config.args.shape), owner, methods);
   return declaration(config, config.args, promptOutput, {
     kind: 'prompt',
     ...(config.complete !== undefined && {
-      complete: config.complete as Record<string, Completer>,
+      complete: config.complete as Record<string, Completer | string>,
     }),
     ...common(config),
   });
 }
 
-function assertCompletions(complete: unknown, keys: readonly string[], owner: string): void {
+function assertCompletions(
+  complete: unknown,
+  keys: readonly string[],
+  owner: string,
+  methods: boolean,
+): void {
   if (complete === undefined) return;
   for (const [key, completer] of Object.entries(complete as object)) {
     if (!keys.includes(key)) {
       throw new ToolsConfigurationError(`${owner} completes "${key}", which it does not declare.`);
     }
-    if (typeof completer !== 'function') {
-      throw new ToolsConfigurationError(`${owner}: complete.${key} must be a function.`);
-    }
+    if (typeof completer === 'function' || (methods && typeof completer === 'string')) continue;
+    throw new ToolsConfigurationError(
+      `${owner}: complete.${key} must be a function${methods ? ' or the name of a method of the class' : ''}.`,
+    );
   }
 }
 

@@ -22,6 +22,7 @@ import type {
   UnexpectedErrorLevel,
 } from './hooks.js';
 import type { ToolDescriptor } from './manifest.js';
+import type { Completer } from './operations.js';
 import { drive, isThenable } from './maybe-async.js';
 import { attachPresentation } from './presentation.js';
 import { insufficientScope, missingScopes, principalOf } from './principal.js';
@@ -50,6 +51,8 @@ export interface CompiledTool {
   readonly descriptor: ToolDescriptor;
   readonly handler: (call: ToolCall<any, any>) => unknown;
   readonly guards: readonly ToolGuard[];
+  /** A resource template's or prompt's completers, by argument (methods bound to their instance). */
+  readonly completers?: Readonly<Record<string, Completer>>;
   /** Shapes the checked output for the caller and the hooks (a resource read adds its URI). */
   readonly finish?: (output: unknown, call: ToolCallInfo) => unknown;
 }

@@ -88,7 +88,7 @@ export class McpOperationSurface {
     const compiled = invokerInternals(invoker).operations;
     // The completions capability is declared only when some declaration suggests values.
     this.completes = [...compiled('MCP', 'resource'), ...compiled('MCP', 'prompt')].some(
-      ({ spec }) => Object.keys(spec.operation?.complete ?? {}).length > 0,
+      ({ completers }) => completers !== undefined && Object.keys(completers).length > 0,
     );
     this.filters = Object.freeze({
       resource: compiled('MCP', 'resource').some(listsPerCaller),

@@ -12,6 +12,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import { REQUEST_CONTEXT_ID } from '@nestjs/core/router/request/request-constants.js';
 import type { ToolGuard } from '../core/hooks.js';
 import type { BoundClassTool, ClassToolBinder } from '../core/invoker.js';
+import type { Completer } from '../core/operations.js';
 import type { ToolDefinition } from '../core/registry.js';
 import { classTools, getToolClassMetadata, type ClassTool } from '../core/tool-class.js';
 import type { Class } from '../core/types.js';
@@ -69,6 +70,7 @@ export class ToolsExplorer {
       const hostRef = this.moduleRefOf(wrapper);
       bound.set(tool, {
         handler: this.bindHandler(tool, wrapper),
+        methods: (name) => this.bindCompleter(tool.target, name, wrapper),
         guards: await Promise.all(
           tool.guards.map((guard) =>
             this.instance(guard as ToolGuard | Class<ToolGuard>, 'guard', hostRef),
@@ -152,6 +154,23 @@ export class ToolsExplorer {
       const instance = await this.moduleRef.resolve(target, contextId, { strict: false });
       if (!enhanced) return (instance as any)[methodName](call);
       return this.enhancers.wrap(instance, methodName, contextId)(request, call);
+    };
+  }
+
+  /**
+   * A method of a tool class named as a completer, on the container's instance (resolved per
+   * request for a request-scoped class). Enhancers do not apply: a completion is not a call.
+   */
+  private bindCompleter(target: Class, name: string, wrapper: InstanceWrapper): Completer {
+    if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
+      const instance = wrapper.instance as Record<string, Completer>;
+      return (value, options) => instance[name](value, options);
+    }
+    const isTreeDurable = wrapper.isDependencyTreeDurable();
+    return async (value, options) => {
+      const contextId = this.contextIdOf(this.requestContext.request, isTreeDurable);
+      const instance = await this.moduleRef.resolve(target, contextId, { strict: false });
+      return (instance as Record<string, Completer>)[name](value, options);
     };
   }
 

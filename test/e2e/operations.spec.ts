@@ -78,11 +78,16 @@ class KnowledgeBase {
     description: 'A knowledge-base article of the tenant',
     mimeType: 'text/plain',
     variables: z.object({ slug: z.string() }),
-    complete: { slug: (value, { context }) => slugsOf(context).filter((s) => s.startsWith(value)) },
+    complete: { slug: 'slugs' },
   })
   article({ input, context, uri }: ResourceCall<{ slug: string }, Tenant>) {
     const body = this.articles.body(context.tenantId, input.slug);
     return body === undefined ? [] : { uri, text: body };
+  }
+
+  /** The completer of `kb-article`'s slug: a method, with the injected service. */
+  slugs(value: string, { context }: { context: Record<string, unknown> }) {
+    return this.articles.slugs(String(context.tenantId)).filter((slug) => slug.startsWith(value));
   }
 
   @Prompt({
@@ -94,10 +99,6 @@ class KnowledgeBase {
     return `Summarise for ${context.tenantId}: ${this.articles.body(context.tenantId, input.slug)}`;
   }
 }
-
-// The completer runs outside the class: it gets the caller's raw context.
-const slugsOf = (context: Record<string, unknown>) =>
-  context.tenantId === 'acme' ? ['reset-password', 'vpn-setup'] : ['billing'];
 
 @Module({ providers: [ArticlesService, KnowledgeBase, AcmeOnly], exports: [KnowledgeBase] })
 class KnowledgeModule {}
@@ -157,6 +158,22 @@ it('reads and gets in-process through ToolInvoker, with DI, the context schema a
       { transport: 'MCP', context: { tenantId: 'acme' } },
     ),
   ).resolves.toEqual(['vpn-setup']);
+});
+
+it('a completer named after a method the class lacks is a bootstrap error', async () => {
+  @ToolFactory({ serviceName: 'broken' })
+  @Injectable()
+  class Broken {
+    @Prompt({ name: 'broken_prompt', args: z.object({ id: z.string() }), complete: { id: 'ids' } })
+    prompt() {
+      return 'x';
+    }
+  }
+  await expect(
+    apps.init({ imports: [ToolsModule.forRoot({ registry: [Broken] })], providers: [Broken] }),
+  ).rejects.toThrow(
+    '"broken_prompt" (Broken.prompt) completes "id" with "ids", which is not a method of Broken.',
+  );
 });
 
 it('the registry disables and replaces a resource or prompt by name like a tool', async () => {

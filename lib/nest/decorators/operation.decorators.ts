@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import {
   promptDeclaration,
+  type Completer,
   resourceDeclaration,
   resourceTemplateDeclaration,
   type PromptConfig,
@@ -13,17 +15,24 @@ import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
 /** Options of {@link Resource}: a resource at a fixed URI, read by the decorated method. */
 export type ResourceOptions = Omit<ResourceConfig, 'read' | 'serviceName' | 'context'>;
 
+/**
+ * Suggestions for a variable or argument on a tool class: a function, or the name of a method of
+ * the class, called on the instance the container built (so it can use injected services) with
+ * the same arguments as a `Completer`.
+ */
+export type ClassCompleter = Completer | string;
+
 /** Options of {@link ResourceTemplate}: resources whose URIs match an RFC 6570 template. */
 export type ResourceTemplateOptions<V extends ToolInputSchema = ToolInputSchema> = Omit<
   ResourceTemplateConfig<V>,
-  'read' | 'serviceName' | 'context'
->;
+  'read' | 'serviceName' | 'context' | 'complete'
+> & { complete?: { [K in keyof z.output<V>]?: ClassCompleter } };
 
 /** Options of {@link Prompt}: a prompt whose messages the decorated method returns. */
 export type PromptOptions<A extends ToolInputSchema = ToolInputSchema> = Omit<
   PromptConfig<A>,
-  'get' | 'serviceName' | 'context'
->;
+  'get' | 'serviceName' | 'context' | 'complete'
+> & { complete?: { [K in keyof z.output<A>]?: ClassCompleter } };
 
 function operationMethod(name: string, options: ToolMethodOptions): MethodDecorator {
   return (target, key) => {
@@ -55,16 +64,18 @@ export function Resource(options: ResourceOptions): MethodDecorator {
  * @ResourceTemplate({
  *   uriTemplate: 'kb://articles/{slug}', name: 'kb-article', mimeType: 'text/markdown',
  *   variables: z.object({ slug: z.string() }),
- *   complete: { slug: (value) => slugs.filter((slug) => slug.startsWith(value)) },
+ *   complete: { slug: 'slugs' }, // a method of this class
  * })
  * article({ input, context }: ResourceCall<{ slug: string }, TenantContext>) { … }
+ *
+ * slugs(value: string, { context }: { context: ToolContext }) { return this.articles.slugs(context.tenantId, value); }
  */
 export function ResourceTemplate<V extends ToolInputSchema>(
   options: ResourceTemplateOptions<V>,
 ): MethodDecorator {
   return operationMethod(
     'ResourceTemplate',
-    resourceTemplateDeclaration(options as ResourceTemplateOptions),
+    resourceTemplateDeclaration(options as Parameters<typeof resourceTemplateDeclaration>[0], true),
   );
 }
 
@@ -78,5 +89,8 @@ export function ResourceTemplate<V extends ToolInputSchema>(
  * triage({ input }: ToolCall<{ id: string }>) { return `Triage ticket ${input.id}.`; }
  */
 export function Prompt<A extends ToolInputSchema>(options: PromptOptions<A>): MethodDecorator {
-  return operationMethod('Prompt', promptDeclaration(options as PromptOptions));
+  return operationMethod(
+    'Prompt',
+    promptDeclaration(options as Parameters<typeof promptDeclaration>[0], true),
+  );
 }
