@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Tool, ToolError, ToolFactory, type ToolCall } from 'toolwright';
+import {
+  Prompt,
+  ResourceTemplate,
+  Tool,
+  ToolError,
+  ToolFactory,
+  type ResourceCall,
+  type ToolCall,
+} from 'toolwright';
 import { z } from 'zod';
 import {
   TenantContext,
@@ -134,6 +142,67 @@ export class TicketTools {
       closed: true,
       ticket: this.tickets.update(context.tenantId, ticket.id, { status: 'closed' }),
     };
+  }
+
+  @ResourceTemplate({
+    uriTemplate: 'helpdesk://tickets/{id}',
+    name: 'ticket',
+    title: 'Ticket',
+    description: 'One ticket of the tenant with its comments, as JSON.',
+    mimeType: 'application/json',
+    variables: z.object({ id: z.string() }),
+    complete: { id: 'ticketIds' },
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
+  ticket({ input, context }: ResourceCall<{ id: string }, TenantContext>) {
+    return JSON.stringify(this.tickets.get(context.tenantId, input.id), null, 2);
+  }
+
+  @Prompt({
+    name: 'triage_ticket',
+    title: 'Triage a ticket',
+    description: 'Read a ticket and propose a priority, an assignee and a first answer.',
+    args: z.object({ id: z.string().describe('A ticket id such as T-1001') }),
+    complete: { id: 'ticketIds' },
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
+  triage({ input, context }: Call<{ id: string }>) {
+    const ticket = this.tickets.get(context.tenantId, input.id);
+    return {
+      description: `Triage ${ticket.id}: ${ticket.title}`,
+      messages: [
+        {
+          role: 'user' as const,
+          content: {
+            type: 'resource',
+            resource: {
+              uri: `helpdesk://tickets/${ticket.id}`,
+              mimeType: 'application/json',
+              text: JSON.stringify(ticket, null, 2),
+            },
+          },
+        },
+        {
+          role: 'user' as const,
+          content: {
+            type: 'text',
+            text:
+              'Triage the ticket above: propose a priority (low, normal or high) with one ' +
+              'sentence of reason, who should own it, and a short first answer to the requester. ' +
+              'Search the knowledge base (helpdesk_search_articles) before answering.',
+          },
+        },
+      ],
+    };
+  }
+
+  /** The ids of the caller's tickets that start with what the user typed. */
+  ticketIds(value: string, { context }: { context: Partial<TenantContext> }) {
+    if (typeof context.tenantId !== 'string') return [];
+    return this.tickets
+      .list(context.tenantId, undefined, 100)
+      .map(({ id }) => id)
+      .filter((id) => id.toLowerCase().startsWith(value.toLowerCase()));
   }
 
   @Tool({
