@@ -83,6 +83,10 @@ export function createRuntimeToolFactory<C extends z.ZodType>(
         annotations: config.annotations,
         timeoutMs: config.timeoutMs,
         present: config.present,
+        scopes: config.scopes,
+        asks: config.asks,
+        icons: config.icons,
+        _meta: config._meta,
         handler: config.handler,
         // Written from the factory only: a definition cannot override service, scope or context.
         identity: {

@@ -92,6 +92,15 @@ export interface ToolInvokerOptions {
    * createToolInvoker(registry, { telemetry: { attributes: (context) => ({ 'app.tenant.id': context.tenantId as string }) } });
    */
   telemetry?: ToolTelemetryOptions | false;
+  /**
+   * Warns (through `logger.warn`) at composition about each tool whose annotations lack a
+   * `title`, or a `destructiveHint` while it is not read-only: some assistant directories
+   * require them. The method-derived defaults still apply. @default false
+   *
+   * @example
+   * createToolInvoker(registry, { lintAnnotations: true });
+   */
+  lintAnnotations?: boolean;
 }
 
 /** Options of one call. */
@@ -409,6 +418,7 @@ export function createToolInvoker(
 
   const drain = new Drain();
   const logger = options.logger ?? console;
+  if (options.lintAnnotations) lintAnnotations(compiled, logger);
   const telemetry =
     otel && options.telemetry !== false
       ? new ToolTelemetry(options.telemetry ?? {}, logger)
@@ -649,4 +659,23 @@ function withUri(contents: unknown, call: ToolCallInfo): ResourceRead {
       content.uri === undefined ? ({ ...content, uri: call.uri! } as ResourceContents) : content,
     ),
   };
+}
+
+/** Warns about the tools whose annotations some assistant directories require and lack. */
+function lintAnnotations(compiled: readonly CompiledTool[], logger: ToolLogger): void {
+  for (const { kind, spec } of compiled) {
+    if (kind !== 'tool') continue;
+    const { title, readOnlyHint, destructiveHint } = spec.annotations;
+    const missing = [
+      ...(title === undefined ? ['title'] : []),
+      ...(readOnlyHint === undefined ? ['readOnlyHint'] : []),
+      ...(readOnlyHint !== true && destructiveHint === undefined ? ['destructiveHint'] : []),
+    ];
+    if (missing.length === 0) continue;
+    (logger.warn ?? logger.error).call(
+      logger,
+      `[toolwright] Tool "${spec.name}" (${spec.origin}) has no annotations.${missing.join(', annotations.')}: ` +
+        'some assistant directories require them. Declare them in `annotations`.',
+    );
+  }
 }

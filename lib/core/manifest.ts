@@ -2,6 +2,7 @@ import type { ToolSpec } from './runtime-tool.js';
 import { assertElicitationSchema } from './asking.js';
 import { toJsonSchema, type JsonSchema } from './schema.js';
 import type { ToolAnnotations, ToolIdentity, ToolTransport } from './types.js';
+import type { OperationIcon } from './operations.js';
 
 /**
  * A tool as clients and listings see it. Frozen; the JSON Schemas are computed once per schema.
@@ -21,6 +22,10 @@ export interface ToolDescriptor {
   readonly scopes?: readonly string[];
   /** What the tool may ask the user: a confirmation, and the JSON Schemas it may elicit with. */
   readonly asks?: { readonly confirm: boolean; readonly elicit: readonly JsonSchema[] };
+  /** Icons clients may show. */
+  readonly icons?: readonly OperationIcon[];
+  /** Metadata MCP lists carry (`_meta`). */
+  readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -39,6 +44,8 @@ export function describeTool(spec: ToolSpec): ToolDescriptor {
     inputSchema: toJsonSchema(spec.input, 'input', owner),
     ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output', owner) }),
     ...(spec.scopes !== undefined && { scopes: spec.scopes }),
+    ...(spec.icons !== undefined && { icons: spec.icons }),
+    ...(spec._meta !== undefined && { _meta: spec._meta }),
     ...(spec.asks !== undefined && {
       asks: Object.freeze({
         confirm: spec.asks.confirm === true,

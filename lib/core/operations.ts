@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ToolsConfigurationError } from './errors.js';
 import type { ToolDescriptor } from './manifest.js';
 import {
+  assertListingMetadata,
   assertToolSpec,
   toolSpec,
   type ToolCall,
@@ -254,6 +255,7 @@ function declaration(
   output: z.ZodType,
   operation: OperationSpec,
 ): OperationDeclaration {
+  assertListingMetadata(config, `The ${operation.kind} "${String(config.name)}"`);
   if (typeof config.name !== 'string') {
     throw new ToolsConfigurationError(
       `A ${operation.kind} needs a \`name\` (^[a-zA-Z0-9_-]{1,64}$), got ${JSON.stringify(config.name)}.`,

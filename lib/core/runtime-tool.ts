@@ -4,8 +4,8 @@ import { assertToolAsks, type ToolAsker, type ToolAsks } from './asking.js';
 import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
 import { isScopeToken } from './principal.js';
-import { isObjectSchema, isZodSchema } from './schema.js';
-import type { OperationSpec } from './operations.js';
+import { deepFreeze, isObjectSchema, isZodSchema } from './schema.js';
+import type { OperationIcon, OperationSpec } from './operations.js';
 import {
   DEFAULT_TRANSPORTS,
   TOOL_METHODS,
@@ -94,6 +94,10 @@ export interface ToolSpec {
    * what MCP lists of it; absent for a tool.
    */
   readonly operation?: OperationSpec;
+  /** Icons clients may show for the tool (MCP `icons`). */
+  readonly icons?: readonly OperationIcon[];
+  /** Free metadata MCP lists carry (`_meta`), e.g. the MCP Apps UI resource of a widget tool. */
+  readonly _meta?: Readonly<Record<string, unknown>>;
   /** Where the tool was declared, for messages. */
   readonly origin: string;
 }
@@ -143,6 +147,15 @@ export interface RuntimeToolConfig<
    * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'high']) })] }
    */
   asks?: ToolAsks;
+  /** Icons clients may show for the tool (MCP `icons`: `{ src, mimeType?, sizes?, theme? }`). */
+  icons?: readonly OperationIcon[];
+  /**
+   * Metadata MCP lists carry with the tool (`_meta`), keys `[prefix/]name`.
+   *
+   * @example
+   * _meta: { 'io.modelcontextprotocol/ui': { resourceUri: 'ui://invoices/chart' } }
+   */
+  _meta?: Record<string, unknown>;
   handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
 }
 
@@ -178,6 +191,8 @@ export interface ToolDeclaration {
   asks?: ToolAsks;
   /** A resource or prompt (see `OperationDeclaration`). */
   operation?: OperationSpec;
+  icons?: readonly OperationIcon[];
+  _meta?: Record<string, unknown>;
 }
 
 /**
@@ -205,6 +220,8 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
   if (declaration.timeoutMs !== undefined) spec.timeoutMs = declaration.timeoutMs;
   if (declaration.present !== undefined) spec.present = Object.freeze({ ...declaration.present });
   if (declaration.operation !== undefined) spec.operation = declaration.operation;
+  if (declaration.icons !== undefined) spec.icons = deepFreeze(declaration.icons);
+  if (declaration._meta !== undefined) spec._meta = deepFreeze(declaration._meta);
   if (declaration.scopes !== undefined && declaration.scopes.length > 0) {
     spec.scopes = Object.freeze([...new Set(declaration.scopes)]);
   }
@@ -280,6 +297,7 @@ export function assertToolSpec(spec: ToolSpec): void {
     }
   }
   if (spec.asks !== undefined) assertToolAsks(spec.asks, `Tool "${spec.name}" (${where})`);
+  assertListingMetadata(spec, `"${spec.name}" (${where})`);
   if (spec.present !== undefined && spec.output === undefined) {
     throw new ToolsConfigurationError(
       `Tool "${spec.name}" (${where}) has presenters but no output schema to present.`,
@@ -337,4 +355,55 @@ export function defineRuntimeTool<
 /** Whether a value is a tool made by {@link defineRuntimeTool}. */
 export function isRuntimeTool(value: unknown): value is RuntimeTool {
   return typeof value === 'object' && value !== null && (value as RuntimeTool).kind === 'runtime';
+}
+
+/** A `_meta` key: an optional prefix of dot-separated labels and "/", then a name. */
+const META_KEY =
+  /^(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)$/;
+
+/**
+ * Refuses `icons` and `_meta` MCP would not carry, naming the owner: an icon is
+ * `{ src, mimeType?, sizes?, theme? }` with an `https:` or `data:` source; a `_meta` key is
+ * `[prefix/]name` as the specification spells it.
+ */
+export function assertListingMetadata(
+  spec: { readonly icons?: unknown; readonly _meta?: unknown },
+  owner: string,
+): void {
+  const { icons, _meta } = spec;
+  if (icons !== undefined) {
+    if (!Array.isArray(icons)) {
+      throw new ToolsConfigurationError(
+        `${owner}: icons must be a list of { src, mimeType?, sizes?, theme? }.`,
+      );
+    }
+    for (const icon of icons as Array<Record<string, unknown>>) {
+      const src = icon?.src;
+      const sizes = icon?.sizes;
+      if (
+        typeof src !== 'string' ||
+        !/^(https:|data:)/.test(src) ||
+        (icon.mimeType !== undefined && typeof icon.mimeType !== 'string') ||
+        (sizes !== undefined &&
+          !(Array.isArray(sizes) && sizes.every((size) => typeof size === 'string'))) ||
+        (icon.theme !== undefined && icon.theme !== 'light' && icon.theme !== 'dark')
+      ) {
+        throw new ToolsConfigurationError(
+          `${owner}: the icon ${JSON.stringify(icon)} is not { src: an https: or data: URI, mimeType?, sizes?: string[], theme?: 'light' | 'dark' }.`,
+        );
+      }
+    }
+  }
+  if (_meta !== undefined) {
+    if (typeof _meta !== 'object' || _meta === null || Array.isArray(_meta)) {
+      throw new ToolsConfigurationError(`${owner}: _meta must be an object.`);
+    }
+    for (const key of Object.keys(_meta)) {
+      if (!META_KEY.test(key)) {
+        throw new ToolsConfigurationError(
+          `${owner}: the _meta key "${key}" is not [prefix/]name (e.g. "com.example/owner").`,
+        );
+      }
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ToolAsks } from './asking.js';
-import type { OperationSpec } from './operations.js';
+import type { OperationIcon, OperationSpec } from './operations.js';
 import { ToolsConfigurationError } from './errors.js';
 import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
 import type { Class, ToolAnnotations, ToolMethod, ToolTransport } from './types.js';
@@ -43,6 +43,10 @@ export interface ToolMethodOptions {
   asks?: ToolAsks;
   /** A resource or prompt method (`@Resource`, `@ResourceTemplate`, `@Prompt`). */
   operation?: OperationSpec;
+  /** Icons clients may show for the tool (MCP `icons`). */
+  icons?: readonly OperationIcon[];
+  /** Metadata MCP lists carry with the tool (`_meta`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** The static metadata of a tool class. */

@@ -54,6 +54,8 @@ export function toMcpTool(descriptor: ToolDescriptor, era: Era): Tool {
     inputSchema: descriptor.inputSchema as Tool['inputSchema'],
     ...(outputSchema !== undefined && { outputSchema: outputSchema as Tool['outputSchema'] }),
     annotations: { ...(title !== undefined && { title }), ...hints },
+    ...(descriptor.icons !== undefined && { icons: descriptor.icons as Tool['icons'] }),
+    ...(descriptor._meta !== undefined && { _meta: descriptor._meta as Tool['_meta'] }),
   };
 }
 

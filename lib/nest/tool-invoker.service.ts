@@ -198,6 +198,7 @@ export class ToolInvoker
       logger: this.coreLogger(),
       logUnexpectedErrors: options.logUnexpectedErrors,
       telemetry: options.telemetry,
+      lintAnnotations: options.lintAnnotations,
       resolveContext: resolver && (() => this.requestContextOf(resolver)),
       onCallFinished: (event) => this.finished(event),
     });

@@ -325,4 +325,34 @@ describe('factory context at call time', () => {
       data: { tenantId: 'ambient', userId: 'u1' },
     });
   });
+
+  it('keeps what a definition declares beyond its identity: scopes, asks, icons and _meta', async () => {
+    const factory = createRuntimeToolFactory({ serviceName: 'billing', context: tenantContext });
+    const voidInvoice = factory.define({
+      action: 'voidInvoice',
+      method: 'DELETE',
+      description: 'Void an invoice',
+      input: z.object({ id: z.string() }),
+      scopes: ['billing:write'],
+      asks: { confirm: true },
+      icons: [{ src: 'https://example.com/void.png', mimeType: 'image/png' }],
+      _meta: { 'com.example/owner': 'payments' },
+      handler: async ({ confirm }) => ({ voided: await confirm('Void it?') }),
+    });
+    const invoker = createToolInvoker([voidInvoice]);
+    expect(invoker.find('billing_void_invoice', 'AGENT')).toMatchObject({
+      scopes: ['billing:write'],
+      asks: { confirm: true, elicit: [] },
+      icons: [{ src: 'https://example.com/void.png', mimeType: 'image/png' }],
+      _meta: { 'com.example/owner': 'payments' },
+    });
+    // Without the scope the call is refused before the handler asks anything.
+    await expect(
+      invoker.invoke(
+        'billing_void_invoice',
+        { id: 'inv_1' },
+        { transport: 'AGENT', context: { tenantId: 't1', principal: { scopes: [] } } },
+      ),
+    ).resolves.toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+  });
 });

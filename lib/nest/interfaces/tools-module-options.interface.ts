@@ -95,6 +95,14 @@ export interface ToolsModuleOptions {
    * ToolsModule.forRoot({ registry, telemetry: { recordArguments: true } })
    */
   telemetry?: ToolTelemetryOptions | false;
+  /**
+   * Warns at bootstrap about each tool whose annotations lack a `title`, or a `destructiveHint`
+   * while it is not read-only (some assistant directories require them). @default false
+   *
+   * @example
+   * ToolsModule.forRoot({ registry, lintAnnotations: true })
+   */
+  lintAnnotations?: boolean;
 }
 
 /** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */
