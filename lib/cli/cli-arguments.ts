@@ -4,7 +4,7 @@ import type { ToolContext } from '../core/types.js';
 import { CliUsageError } from './cli-usage.js';
 
 /**
- * Where `call` takes the tool's arguments from.
+ * Where `call` and `prompt` take their arguments from.
  *
  * @example
  * parseCliArguments(['call', 'orders_get', '--args-file', '-']).args; // { from: 'stdin', explicit: true }
@@ -19,10 +19,13 @@ export type CliArgumentsSource =
  *
  * @example
  * parseCliArguments(['describe', 'orders_get', '--json']); // { command: 'describe', name: 'orders_get', json: true }
+ * parseCliArguments(['read', 'kb://handbook']); // { command: 'read', uri: 'kb://handbook', json: false }
  */
 export type CliRequest =
   | { readonly command: 'help' }
   | { readonly command: 'list'; readonly json: boolean; readonly context?: ToolContext }
+  | { readonly command: 'resources'; readonly json: boolean; readonly context?: ToolContext }
+  | { readonly command: 'prompts'; readonly json: boolean; readonly context?: ToolContext }
   | {
       readonly command: 'describe';
       readonly name: string;
@@ -37,9 +40,34 @@ export type CliRequest =
       readonly args: CliArgumentsSource;
       /** `--yes` / `-y`: accept every confirmation the tool asks for without prompting. */
       readonly yes?: boolean;
+    }
+  | {
+      readonly command: 'read';
+      readonly uri: string;
+      readonly json: boolean;
+      readonly context?: ToolContext;
+    }
+  | {
+      readonly command: 'prompt';
+      readonly name: string;
+      readonly json: boolean;
+      readonly context?: ToolContext;
+      readonly args: CliArgumentsSource;
     };
 
-const COMMANDS = ['list', 'describe', 'call', 'help'] as const;
+const COMMANDS = [
+  'list',
+  'describe',
+  'call',
+  'resources',
+  'read',
+  'prompts',
+  'prompt',
+  'help',
+] as const;
+
+/** The commands that take arguments (`--args`, `--args-file`, stdin). */
+const WITH_ARGUMENTS: readonly string[] = ['call', 'prompt'];
 
 const OPTIONS = {
   args: { type: 'string' },
@@ -86,9 +114,36 @@ function parse(argv: readonly string[]) {
 }
 
 /**
- * Parses a command line (`list`, `describe <name>`, `call <name> …`) with Node's `util.parseArgs`
- * and checks it: an unknown command, a missing or extra name, an option the command does not
- * take, or malformed JSON in `--args` / `--context` throw a {@link CliUsageError}.
+ * What the one positional argument of a command is, and what to say about an extra one.
+ */
+const TARGETS: Readonly<Record<string, { readonly needs: string; readonly extra: string }>> = {
+  describe: {
+    needs: 'a tool name: describe <name>',
+    extra: "Pass the tool's arguments as JSON with --args.",
+  },
+  call: {
+    needs: 'a tool name: call <name>',
+    extra: "Pass the tool's arguments as JSON with --args.",
+  },
+  read: { needs: 'a resource URI: read <uri>', extra: 'read takes one URI.' },
+  prompt: {
+    needs: 'a prompt name: prompt <name>',
+    extra: "Pass the prompt's arguments as JSON with --args.",
+  },
+};
+
+function onlyWith(command: string, option: string): string {
+  const message = `--${option} is only valid with call and prompt`;
+  return command === 'read'
+    ? `${message}: read takes a template's variables in the URI.`
+    : `${message}.`;
+}
+
+/**
+ * Parses a command line (`list`, `describe <name>`, `call <name> …`, `resources`, `read <uri>`,
+ * `prompts`, `prompt <name> …`) with Node's `util.parseArgs` and checks it: an unknown command,
+ * a missing or extra name or URI, an option the command does not take, or malformed JSON in
+ * `--args` / `--context` throw a {@link CliUsageError}.
  *
  * @example
  * parseCliArguments(['call', 'orders_get', '--args', '{"id":"o1"}']);
@@ -99,40 +154,48 @@ export function parseCliArguments(argv: readonly string[]): CliRequest {
   const [command, name, ...extra] = positionals;
   if (values.help || command === 'help') return { command: 'help' };
   if (command === undefined)
-    throw new CliUsageError('A command is required: list, describe or call.');
+    throw new CliUsageError(
+      'A command is required: list, describe, call, resources, read, prompts or prompt.',
+    );
   if (!(COMMANDS as readonly string[]).includes(command)) {
     const similar = similarNames(command, COMMANDS);
     throw new CliUsageError(
       `Unknown command "${command}".` +
-        (similar.length > 0 ? ` Did you mean "${similar[0]}"?` : ' Use list, describe or call.'),
+        (similar.length > 0
+          ? ` Did you mean "${similar[0]}"?`
+          : ' Use list, describe, call, resources, read, prompts or prompt.'),
     );
   }
-  if (command !== 'call') {
-    for (const option of ['args', 'args-file', 'yes'] as const) {
-      if (values[option] !== undefined) {
-        throw new CliUsageError(`--${option} is only valid with call.`);
-      }
+  if (command !== 'call' && values.yes !== undefined) {
+    throw new CliUsageError('--yes is only valid with call.');
+  }
+  if (!WITH_ARGUMENTS.includes(command)) {
+    for (const option of ['args', 'args-file'] as const) {
+      if (values[option] !== undefined) throw new CliUsageError(onlyWith(command, option));
     }
   }
   const json = values.json ?? false;
   const context = parseContext(values.context);
-  if (command === 'list') {
-    if (name !== undefined) throw new CliUsageError(`list takes no tool name; got "${name}".`);
-    return { command, json, ...(context && { context }) };
+  const common = { json, ...(context && { context }) };
+  if (command === 'list' || command === 'resources' || command === 'prompts') {
+    if (name !== undefined) {
+      const what = command === 'list' ? 'tool name' : 'argument';
+      throw new CliUsageError(`${command} takes no ${what}; got "${name}".`);
+    }
+    return { command, ...common };
   }
-  if (name === undefined)
-    throw new CliUsageError(`${command} needs a tool name: ${command} <name>.`);
+  const target = TARGETS[command];
+  if (name === undefined) throw new CliUsageError(`${command} needs ${target.needs}.`);
   if (extra.length > 0) {
-    throw new CliUsageError(
-      `Unexpected argument "${extra[0]}". Pass the tool's arguments as JSON with --args.`,
-    );
+    throw new CliUsageError(`Unexpected argument "${extra[0]}". ${target.extra}`);
   }
-  if (command === 'describe') return { command, name, json, ...(context && { context }) };
+  if (command === 'describe') return { command, name, ...common };
+  if (command === 'read') return { command, uri: name, ...common };
+  if (command === 'prompt') return { command, name, ...common, args: argumentsSource(values) };
   return {
     command: 'call',
     name,
-    json,
-    ...(context && { context }),
+    ...common,
     args: argumentsSource(values),
     ...(values.yes && { yes: true }),
   };

@@ -3,11 +3,25 @@ import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
 import { unknownToolMessage } from '../core/naming.js';
 import { toErrorEnvelope } from '../core/result.js';
-import type { ToolContext, ToolProgress } from '../core/types.js';
-import type { CliRequest } from './cli-arguments.js';
+import type { ToolContext } from '../core/types.js';
+import type { CliArgumentsSource, CliRequest } from './cli-arguments.js';
 import { cliAsking, cliTerminal, unansweredMessage, type CliOutput } from './cli-asking.js';
 import type { CliStdin } from './cli-input.js';
+import { isOperationCommand, runOperationCommand } from './cli-operations.js';
+import { alignedRows, callReporters, jsonText as json, withNewline } from './cli-output.js';
 import { CLI_EXIT_CODES } from './cli-usage.js';
+
+/**
+ * Where a command writes its output: text, and the raw bytes of a binary resource `read`
+ * (only when it is not a terminal).
+ *
+ * @example
+ * const stdout: CliStdout = process.stdout;
+ */
+export interface CliStdout {
+  write(chunk: string | Uint8Array): unknown;
+  readonly isTTY?: boolean;
+}
 
 /**
  * Where a command writes and asks, and what every call carries.
@@ -16,7 +30,7 @@ import { CLI_EXIT_CODES } from './cli-usage.js';
  * const io: CliCommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, context: { tenantId: 'local' } };
  */
 export interface CliCommandIO {
-  readonly stdout: { write(text: string): unknown };
+  readonly stdout: CliStdout;
   /** Messages, logs and progress; the prompts of a tool's questions when it is a terminal. */
   readonly stderr: CliOutput;
   /**
@@ -33,37 +47,23 @@ export interface CliCommandIO {
   readonly context?: ToolContext;
   /** Cancels a running call (`REQUEST_ABORTED`), closing an open prompt. */
   readonly signal?: AbortSignal;
+  /** The program's name, in messages that suggest a command to run. @default 'tools' */
+  readonly program?: string;
 }
 
+/** A request of `call` or `prompt` with the arguments read in place of where to read them. */
+type WithInput<R> = R extends { readonly args: CliArgumentsSource }
+  ? Omit<R, 'args'> & { readonly input: unknown }
+  : never;
+
 /**
- * A list, describe or call request whose arguments have been read.
+ * A parsed request whose arguments (`call`, `prompt`) have been read.
  *
  * @example
  * const command: CliCommand = { command: 'call', name: 'orders_get', json: true, input: { id: 'o1' } };
  */
 export type CliCommand =
-  | Exclude<CliRequest, { command: 'help' } | { command: 'call' }>
-  | (Omit<Extract<CliRequest, { command: 'call' }>, 'args'> & { readonly input: unknown });
-
-/** JSON text; a value JSON cannot hold (a bigint, a cycle) is still printed, as text. */
-function json(value: unknown, pretty: boolean): string {
-  try {
-    return JSON.stringify(value, null, pretty ? 2 : undefined) ?? 'null';
-  } catch {
-    return JSON.stringify(String(value));
-  }
-}
-
-function firstLine(text: string): string {
-  return text.split('\n', 1)[0];
-}
-
-function listText(tools: readonly ToolDescriptor[]): string {
-  const width = Math.max(...tools.map(({ name }) => name.length));
-  return tools
-    .map(({ name, description }) => `${name.padEnd(width)}  ${firstLine(description)}\n`)
-    .join('');
-}
+  Exclude<CliRequest, { command: 'help' } | { args: CliArgumentsSource }> | WithInput<CliRequest>;
 
 function describeText(tool: ToolDescriptor): string {
   const { identity, annotations } = tool;
@@ -79,12 +79,6 @@ function describeText(tool: ToolDescriptor): string {
     ...(tool.outputSchema ? ['output schema:', json(tool.outputSchema, true)] : []),
     '',
   ].join('\n');
-}
-
-function progressLine({ progress, total, message }: ToolProgress): string {
-  const amount =
-    progress === undefined ? '' : total === undefined ? `${progress}` : `${progress}/${total}`;
-  return `progress${amount && ` ${amount}`}${message ? ` ${message}` : ''}\n`;
 }
 
 /**
@@ -108,6 +102,7 @@ export async function runCliCommand(
   command: CliCommand,
   io: CliCommandIO,
 ): Promise<number> {
+  if (isOperationCommand(command)) return runOperationCommand(invoker, command, io);
   const { stdout, stderr } = io;
   const context = command.context ? { ...io.context, ...command.context } : io.context;
   const unknown = (name: string) => {
@@ -120,7 +115,7 @@ export async function runCliCommand(
     if (command.json) stdout.write(`${json(tools, false)}\n`);
     else if (tools.length === 0) {
       stderr.write("No tools are exposed on the command line: add 'CLI' to a tool's transports.\n");
-    } else stdout.write(listText(tools));
+    } else stdout.write(alignedRows(tools.map(({ name, description }) => [name, description])));
     return CLI_EXIT_CODES.OK;
   }
 
@@ -144,9 +139,7 @@ export async function runCliCommand(
     context,
     signal: io.signal,
     ask: asking.ask,
-    onLog: (level, message, data) =>
-      stderr.write(`[${level}] ${message}${data === undefined ? '' : ` ${json(data, false)}`}\n`),
-    onProgress: (progress) => stderr.write(progressLine(progress)),
+    ...callReporters(stderr),
   });
   const refused = asking.refused();
   if (!result.ok && refused && result.error.code === 'USER_INPUT_UNAVAILABLE') {
@@ -159,7 +152,7 @@ export async function runCliCommand(
   }
   const { data } = result;
   if (command.json) stdout.write(`${json(data, false)}\n`);
-  else if (typeof data === 'string') stdout.write(data.endsWith('\n') ? data : `${data}\n`);
+  else if (typeof data === 'string') stdout.write(withNewline(data));
   else if (data !== undefined) stdout.write(`${json(data, true)}\n`);
   return CLI_EXIT_CODES.OK;
 }

@@ -19,9 +19,9 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 }
 
 /**
- * The arguments of a `call`: the `--args` JSON, the JSON of `--args-file`, or the JSON piped on
- * stdin. Without either option, a terminal on stdin (nothing piped) or empty input means no
- * arguments (`{}`). An unreadable file or malformed JSON throws a {@link CliUsageError}.
+ * The arguments of a `call` or `prompt`: the `--args` JSON, the JSON of `--args-file`, or the
+ * JSON piped on stdin. Without either option, a terminal on stdin (nothing piped) or empty input
+ * means no arguments (`{}`). An unreadable file or malformed JSON throws a {@link CliUsageError}.
  *
  * @example
  * await readCallArguments({ from: 'file', path: 'args.json' }, process.stdin); // { id: 'o1' }

@@ -217,11 +217,13 @@ describe('command line parsing', () => {
   });
 
   it('refuses what it cannot run, saying what to change', () => {
-    expect(usage([])).toBe('A command is required: list, describe or call.');
+    expect(usage([])).toBe(
+      'A command is required: list, describe, call, resources, read, prompts or prompt.',
+    );
     expect(usage(['describe'])).toBe('describe needs a tool name: describe <name>.');
     expect(usage(['call', 'a_b', 'extra'])).toMatch(/^Unexpected argument "extra"/);
     expect(usage(['list', 'a_b'])).toBe('list takes no tool name; got "a_b".');
-    expect(usage(['list', '--args', '{}'])).toBe('--args is only valid with call.');
+    expect(usage(['list', '--args', '{}'])).toBe('--args is only valid with call and prompt.');
     expect(usage(['call', 'a_b', '--args', '{}', '--args-file', 'x.json'])).toBe(
       'Give the arguments once: --args or --args-file, not both.',
     );

@@ -35,7 +35,7 @@ export interface ToolsCliOptions {
    * @default new StderrLogger({ logLevels: ['fatal', 'error', 'warn'] })
    */
   logger?: LoggerService | LogLevel[] | false;
-  /** Cancels a running call, e.g. on SIGINT; an open prompt closes. */
+  /** Cancels a running call, read or get, e.g. on SIGINT; an open prompt closes. */
   signal?: AbortSignal;
   /**
    * Answers the tools' questions instead of the terminal prompts (`--yes` still accepts
@@ -58,16 +58,18 @@ function message(error: unknown): string {
 }
 
 /**
- * The command line of an application's tools: `list`, `describe <name>` and
- * `call <name> [--args '<json>' | --args-file <path> | args on stdin] [--context '<json>']`,
- * with `--json` for machine-readable output and `--help`. Only tools exposed on `CLI` exist
- * there; calls run through the canonical runner with `transport: 'CLI'` and `source: 'cli'`.
+ * The command line of an application's tools, resources and prompts: `list`, `describe <name>`,
+ * `call <name> [--args '<json>' | --args-file <path> | args on stdin]`, `resources`,
+ * `read <uri>`, `prompts` and `prompt <name>` (its arguments as for `call`), each with
+ * `[--context '<json>']`, `--json` for machine-readable output, and `--help`. Only what is
+ * exposed on `CLI` exists there; calls, reads and gets run through the canonical runner with
+ * `transport: 'CLI'` and `source: 'cli'`.
  *
  * It checks the command line first, then boots a Nest application context (no HTTP server;
  * Nest logs to stderr), runs the command, closes the application and resolves to the exit code
- * — `0` success, `1` the tool failed (its JSON envelope on stdout), `2` usage error or unknown
- * tool (the message, with the closest names, on stderr). It never calls `process.exit`: the
- * caller's bin sets `process.exitCode`.
+ * — `0` success, `1` the tool, read or prompt failed (its JSON envelope on stdout), `2` usage
+ * error, unknown tool, resource or prompt (the message, with the closest names, on stderr). It
+ * never calls `process.exit`: the caller's bin sets `process.exitCode`.
  *
  * A tool's `confirm` and `elicit` prompt on the terminal (stdin and stderr), `--yes` accepting
  * every confirmation without a prompt. Off a terminal, a question `--yes` does not answer ends
@@ -84,6 +86,8 @@ function message(error: unknown): string {
  * });
  * // $ tools call billing_get_invoice --args '{"id":"inv_1"}' --json
  * // $ tools call tickets_close --args '{"id":"T-1"}' --yes
+ * // $ tools read kb://articles/reset-password
+ * // $ tools prompt triage_ticket --args '{"id":"T-1"}'
  */
 export async function runToolsCli(
   module: ToolsCliModule,
@@ -103,9 +107,9 @@ export async function runToolsCli(
       stdout.write(cliUsage(program));
       return CLI_EXIT_CODES.OK;
     }
-    if (request.command === 'call') {
-      const { args, ...call } = request;
-      command = { ...call, input: await readCallArguments(args, stdin) };
+    if (request.command === 'call' || request.command === 'prompt') {
+      const { args, ...rest } = request;
+      command = { ...rest, input: await readCallArguments(args, stdin) };
     } else command = request;
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error;
@@ -132,6 +136,7 @@ export async function runToolsCli(
       ask: options.ask,
       context: options.context,
       signal: options.signal,
+      program,
     });
   } finally {
     await app.close();
