@@ -112,10 +112,12 @@ export class McpOperationSurface {
       }));
       server.setRequestHandler('resources/read', async (request, ctx) => {
         const { uri } = request.params;
-        const read = await this.run(ctx, traceContext, (options) =>
-          this.settings.invoker.readResource(uri, options),
+        const read = await this.run(
+          ctx,
+          traceContext,
+          (options) => this.settings.invoker.readResource(uri, options),
+          () => new ResourceNotFoundError(uri),
         );
-        if (read === undefined) throw new ResourceNotFoundError(uri);
         if (!read.ok) throw protocolError(read.error, uri);
         return { contents: read.data.contents };
       });
@@ -130,12 +132,13 @@ export class McpOperationSurface {
       }));
       server.setRequestHandler('prompts/get', async (request, ctx) => {
         const { name, arguments: args } = request.params;
-        const prompt = await this.run(ctx, traceContext, (options) =>
-          this.settings.invoker.getPrompt(name, args ?? {}, options),
+        const prompt = await this.run(
+          ctx,
+          traceContext,
+          (options) => this.settings.invoker.getPrompt(name, args ?? {}, options),
+          // The invoker's words: the closest prompt names.
+          (missing) => new ProtocolError(ProtocolErrorCode.InvalidParams, missing.message),
         );
-        if (prompt === undefined) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}".`);
-        }
         if (!prompt.ok) throw protocolError(prompt.error);
         return prompt.data as never;
       });
@@ -177,14 +180,15 @@ export class McpOperationSurface {
   }
 
   /**
-   * Runs a read or get with the request's context, signal and trace; `undefined` when nothing
-   * of that URI or name exists.
+   * Runs a read or get with the request's context, signal and trace; nothing of that URI or
+   * name answers the `missing` error.
    */
   private async run<T>(
     ctx: ServerContext,
     traceContext: (id: unknown) => unknown,
     start: (options: InvokeOptions) => Promise<ToolResult<T>>,
-  ): Promise<ToolResult<T> | undefined> {
+    missing: (error: ToolError) => ProtocolError,
+  ): Promise<ToolResult<T>> {
     try {
       return await start({
         transport: 'MCP',
@@ -194,7 +198,7 @@ export class McpOperationSurface {
         traceContext: traceContext(ctx.mcpReq.id),
       });
     } catch (error) {
-      if (ToolError.is(error) && error.code === 'NOT_FOUND') return undefined;
+      if (ToolError.is(error) && error.code === 'NOT_FOUND') throw missing(error);
       if (ToolError.is(error)) throw protocolError(error);
       this.settings.logger.error('[toolwright] MCP request failed:', error);
       throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');

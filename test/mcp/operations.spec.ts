@@ -240,6 +240,7 @@ describe.each(GENERATIONS)('resources and prompts with the %s client', (generati
       ).toEqual(['resource', 'text', 'image']);
       await expect(client.getPrompt({ name: 'triag', arguments: {} })).rejects.toMatchObject({
         code: -32602,
+        message: expect.stringContaining('Unknown prompt "triag". Did you mean "triage"?'),
       });
       await expect(client.getPrompt({ name: 'triage', arguments: {} })).rejects.toMatchObject({
         code: -32602,
