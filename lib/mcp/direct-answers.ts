@@ -17,10 +17,23 @@ import type { McpOutcome, McpRequestSpan } from './telemetry.js';
 
 type Era = 'legacy' | 'modern';
 
+/** The list methods the direct path answers, each with the key of its result's list. */
+export const LIST_KEYS = Object.freeze({
+  'tools/list': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'prompts/list': 'prompts',
+} as const);
+type ListMethod = keyof typeof LIST_KEYS;
+
+function isListMethod(method: unknown): method is ListMethod {
+  return typeof method === 'string' && Object.hasOwn(LIST_KEYS, method);
+}
+
 interface DirectRequest {
   readonly era: Era;
   readonly id: string | number;
-  readonly method: 'tools/list' | 'tools/call';
+  readonly method: ListMethod | 'tools/call';
   readonly params: {
     name?: unknown;
     arguments?: unknown;
@@ -60,7 +73,16 @@ export function directRequest(
   const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
   if (
     message.jsonrpc !== '2.0' ||
-    (message.method !== 'tools/list' && message.method !== 'tools/call')
+    (message.method !== 'tools/call' && !isListMethod(message.method))
+  ) {
+    return undefined;
+  }
+  // A list of resources, templates or prompts only when every caller sees it whole, and only
+  // when the server declares it (the SDK answers -32601 otherwise).
+  if (
+    message.method !== 'tools/call' &&
+    message.method !== 'tools/list' &&
+    !surface.hasSharedList(message.method)
   ) {
     return undefined;
   }
@@ -105,6 +127,9 @@ export function directRequest(
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAMS_KEYS: Readonly<Record<DirectRequest['method'], ReadonlySet<string>>> = {
   'tools/list': new Set(['_meta']),
+  'resources/list': new Set(['_meta']),
+  'resources/templates/list': new Set(['_meta']),
+  'prompts/list': new Set(['_meta']),
   'tools/call': new Set(['name', 'arguments', '_meta']),
 };
 const META_KEYS: Readonly<Record<Era, ReadonlySet<string>>> = {
@@ -242,6 +267,10 @@ async function answer(
     return { error: refusal };
   };
 
+  if (direct.method !== 'tools/call' && direct.method !== 'tools/list') {
+    writeListAnswer(direct, surface.sharedListOf(direct.method)!, surface, target);
+    return {};
+  }
   if (direct.method === 'tools/list') {
     let tools: readonly Tool[];
     try {
@@ -289,7 +318,7 @@ function modernResult(
   return {
     ...result,
     resultType: 'complete',
-    ...(direct.method === 'tools/list' && { ttlMs: 0, cacheScope: 'private' }),
+    ...(isListMethod(direct.method) && { ttlMs: 0, cacheScope: 'private' }),
     _meta: { ...(result._meta as object), [SERVER_INFO_META_KEY]: serverInfo },
   };
 }
@@ -301,12 +330,12 @@ function modernResult(
  */
 export function writeListAnswer(
   direct: DirectRequest,
-  tools: readonly Tool[],
+  list: readonly object[],
   surface: McpToolSurface,
   target: ServerResponse,
 ): void {
   const modern = direct.era === 'modern';
-  const head = listAnswerHead(tools, direct, surface.settings.options.serverInfo);
+  const head = listAnswerHead(list, direct, surface.settings.options.serverInfo);
   const rest = modern ? `${JSON.stringify(direct.id)}}` : `${JSON.stringify(direct.id)}}\n\n`;
   target.writeHead(
     200,
@@ -325,20 +354,24 @@ export function writeListAnswer(
 // The serialised start of a tools/list answer, per list: the prepared list of an era is one
 // frozen array, so its answer is serialised once; a filtered list is a new array each time.
 // Kept as bytes, with the SSE frame's start on the 2025 era, so a list answer encodes only its id.
-const listAnswerHeads = new WeakMap<readonly Tool[], Buffer>();
+// Per era: the lists of resources, templates and prompts are the same array on both.
+const listAnswerHeads: Record<Era, WeakMap<readonly object[], Buffer>> = {
+  legacy: new WeakMap(),
+  modern: new WeakMap(),
+};
 
 function listAnswerHead(
-  tools: readonly Tool[],
+  list: readonly object[],
   direct: DirectRequest,
   serverInfo: unknown,
 ): Buffer {
-  let head = listAnswerHeads.get(tools);
+  let head = listAnswerHeads[direct.era].get(list);
   if (head === undefined) {
-    const result = { tools };
+    const result = { [LIST_KEYS[direct.method as ListMethod]]: list };
     const body = direct.era === 'modern' ? modernResult(result, direct, serverInfo) : result;
     const json = `{"result":${JSON.stringify(body)},"jsonrpc":"2.0","id":`;
     head = Buffer.from(direct.era === 'modern' ? json : `event: message\ndata: ${json}`);
-    listAnswerHeads.set(tools, head);
+    listAnswerHeads[direct.era].set(list, head);
   }
   return head;
 }

@@ -218,7 +218,12 @@ export class McpHttpEndpoint {
         ? startMcpRequestSpan(telemetry, direct, surface.catalog, () => httpNetwork(request))
         : undefined;
       // A list every caller sees needs no request scope and nothing awaited.
-      const shared = direct.method === 'tools/list' ? surface.sharedList(direct.era) : undefined;
+      const shared =
+        direct.method === 'tools/list'
+          ? surface.sharedList(direct.era)
+          : direct.method === 'tools/call'
+            ? undefined
+            : surface.sharedListOf(direct.method);
       if (shared) {
         writeListAnswer(direct, shared, surface, target);
         return span?.end();

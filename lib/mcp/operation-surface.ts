@@ -166,6 +166,23 @@ export class McpOperationSurface {
     }
   }
 
+  /**
+   * A list every caller sees whole, as prepared (the same frozen array each time), or `undefined`
+   * when the list depends on the caller or the server does not declare it.
+   */
+  sharedList(method: string): readonly object[] | undefined {
+    switch (method) {
+      case 'resources/list':
+        return this.hasResources && !this.filters.resource ? this.listings.resources : undefined;
+      case 'resources/templates/list':
+        return this.hasResources && !this.filters.resource ? this.listings.templates : undefined;
+      case 'prompts/list':
+        return this.hasPrompts && !this.filters.prompt ? this.listings.prompts : undefined;
+      default:
+        return undefined;
+    }
+  }
+
   /** An era's list of one kind, filtered for the caller when something requires it. */
   private async list<T extends Resource | ResourceTemplate | Prompt>(
     kind: 'resource' | 'prompt',

@@ -220,6 +220,24 @@ export class McpToolSurface {
   }
 
   /**
+   * The entries of a resources, templates or prompts list when every caller sees it whole and
+   * the server declares it: the same frozen array each time. `undefined` otherwise.
+   */
+  sharedListOf(
+    method: 'resources/list' | 'resources/templates/list' | 'prompts/list',
+  ): readonly object[] | undefined {
+    return this.operations?.sharedList(method);
+  }
+
+  /** Whether {@link sharedListOf} has the list of a method. */
+  hasSharedList(method: string): boolean {
+    return (
+      this.operations?.sharedList(method as Parameters<McpToolSurface['sharedListOf']>[0]) !==
+      undefined
+    );
+  }
+
+  /**
    * The `tools/list` entries for an era, filtered by the guards' `canList` when any has one.
    * A context resolver or `canList` that throws answers the JSON-RPC `-32603` error: a
    * `ToolError`'s public message, otherwise only "Internal error" (the text stays in the log).

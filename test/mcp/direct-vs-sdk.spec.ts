@@ -38,7 +38,13 @@ const TOOL_NAMES = directTools.map((tool) => tool.name);
 
 /** A key or header the request leaves out. */
 const ABSENT = Symbol('absent');
-type Method = 'tools/list' | 'tools/call';
+const LIST_METHODS = [
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'prompts/list',
+] as const;
+type Method = (typeof LIST_METHODS)[number] | 'tools/call';
 
 interface Case {
   era: Era;
@@ -104,14 +110,16 @@ function wellFormed(era: Era): fc.Arbitrary<Case> {
       headers: eraHeaders(era, 'tools/call', name),
       wellFormed: true,
     }));
-  const list = fc.record({ id, meta }).map(({ id, meta }) => ({
-    era,
-    method: 'tools/list' as const,
-    id,
-    params: present({ _meta: meta }),
-    headers: eraHeaders(era, 'tools/list'),
-    wellFormed: true,
-  }));
+  const list = fc
+    .record({ id, meta, method: fc.constantFrom(...LIST_METHODS) })
+    .map(({ id, meta, method }) => ({
+      era,
+      method,
+      id,
+      params: present({ _meta: meta }),
+      headers: eraHeaders(era, method),
+      wellFormed: true,
+    }));
   return fc.oneof(call, list);
 }
 
@@ -160,7 +168,7 @@ const CONTENT_TYPES = [
   'application/jsonx',
   'text/plain',
 ];
-const METHODS = ['tools/list', 'tools/call', 'TOOLS/CALL', ' tools/call', 'ping', ''];
+const METHODS = [...LIST_METHODS, 'tools/call', 'TOOLS/CALL', ' tools/call', 'ping', ''];
 // `=?base64?ZWNobw==?=` is the Mcp-Name header's encoding of `echo`.
 const NAMES = [...TOOL_NAMES, 'nope', '', ' echo', 'ECHO', '=?base64?ZWNobw==?='];
 const { [CLIENT_INFO_META_KEY]: _clientInfo, ...WITHOUT_CLIENT_INFO } = MODERN_META;
@@ -186,7 +194,7 @@ const metaValue = fc.oneof(
 function mutated(era: Era): fc.Arbitrary<Case> {
   // One to three fields changed at a time, so most mutations stay close to the direct path.
   const fields = {
-    method: fc.constantFrom<Method>('tools/list', 'tools/call'),
+    method: fc.constantFrom<Method>(...LIST_METHODS, 'tools/call'),
     params: maybe(anyValue),
     name: maybe(fc.oneof(fc.constantFrom(...NAMES), anyValue)),
     arguments: maybe(anyValue),
@@ -385,14 +393,20 @@ describe('direct answers equal SDK answers for generated requests', () => {
           if (request.wellFormed) expect(answeredDirectly).toBe(true);
           if (answeredDirectly) {
             const kind =
-              request.method === 'tools/list' ? 'list' : result.isError ? 'failure' : 'success';
+              request.method !== 'tools/call'
+                ? request.method === 'tools/list'
+                  ? 'list'
+                  : 'operation list'
+                : result.isError
+                  ? 'failure'
+                  : 'success';
             direct[`${era} ${kind}`] = (direct[`${era} ${kind}`] ?? 0) + 1;
           }
         }),
         { seed: SEED, numRuns: RUNS_PER_ERA, examples: knownDifferences(era) },
       );
       // The direct path really answered lists, successful calls and failed calls.
-      for (const kind of ['list', 'success', 'failure']) {
+      for (const kind of ['list', 'operation list', 'success', 'failure']) {
         expect(direct[`${era} ${kind}`]).toBeGreaterThan(10);
       }
     },
