@@ -33,9 +33,10 @@ function isListMethod(method: unknown): method is ListMethod {
 interface DirectRequest {
   readonly era: Era;
   readonly id: string | number;
-  readonly method: ListMethod | 'tools/call';
+  readonly method: ListMethod | 'tools/call' | 'resources/read';
   readonly params: {
     name?: unknown;
+    uri?: unknown;
     arguments?: unknown;
     cursor?: unknown;
     _meta?: Record<string, unknown>;
@@ -71,19 +72,16 @@ export function directRequest(
 ): DirectRequest | undefined {
   if (!isPlainObject(body) || !hasOnlyKeys(body, MESSAGE_KEYS)) return undefined;
   const message = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+  const method = message.method as DirectRequest['method'];
   if (
     message.jsonrpc !== '2.0' ||
-    (message.method !== 'tools/call' && !isListMethod(message.method))
+    (method !== 'tools/call' && method !== 'resources/read' && !isListMethod(method))
   ) {
     return undefined;
   }
   // A list of resources, templates or prompts only when every caller sees it whole, and only
   // when the server declares it (the SDK answers -32601 otherwise).
-  if (
-    message.method !== 'tools/call' &&
-    message.method !== 'tools/list' &&
-    !surface.hasSharedList(message.method)
-  ) {
+  if (isListMethod(method) && method !== 'tools/list' && !surface.hasSharedList(method)) {
     return undefined;
   }
   // The SDK's request ids: a string, or an integer it can hold exactly.
@@ -95,7 +93,7 @@ export function directRequest(
   if (header(request, 'mcp-session-id') !== undefined) return undefined;
 
   const params = (message.params === undefined ? {} : message.params) as DirectRequest['params'];
-  if (!isPlainObject(params) || !hasOnlyKeys(params, PARAMS_KEYS[message.method])) {
+  if (!isPlainObject(params) || !hasOnlyKeys(params, PARAMS_KEYS[method])) {
     return undefined;
   }
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
@@ -113,7 +111,8 @@ export function directRequest(
     if (
       header(request, 'mcp-protocol-version') === undefined ||
       header(request, 'mcp-method') === undefined ||
-      (message.method === 'tools/call' && header(request, 'mcp-name') !== params.name)
+      (message.method === 'tools/call' && header(request, 'mcp-name') !== params.name) ||
+      (message.method === 'resources/read' && header(request, 'mcp-name') !== params.uri)
     ) {
       return undefined;
     }
@@ -121,7 +120,11 @@ export function directRequest(
   if (message.method === 'tools/call') {
     if (typeof params.name !== 'string' || !surface.answersDirectly(params.name)) return undefined;
   }
-  return { era, id: message.id as string | number, method: message.method, params };
+  // A read of a URI some resource or template serves (a missing one is the SDK's answer).
+  if (message.method === 'resources/read') {
+    if (typeof params.uri !== 'string' || !surface.readsDirectly(params.uri)) return undefined;
+  }
+  return { era, id: message.id as string | number, method, params };
 }
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
@@ -131,6 +134,7 @@ const PARAMS_KEYS: Readonly<Record<DirectRequest['method'], ReadonlySet<string>>
   'resources/templates/list': new Set(['_meta']),
   'prompts/list': new Set(['_meta']),
   'tools/call': new Set(['name', 'arguments', '_meta']),
+  'resources/read': new Set(['uri', '_meta']),
 };
 const META_KEYS: Readonly<Record<Era, ReadonlySet<string>>> = {
   legacy: new Set(),
@@ -262,11 +266,25 @@ async function answer(
 
   // A refusal the SDK would send as a JSON-RPC error, framed as it frames one.
   const fail = (error: ProtocolError): McpOutcome => {
-    const refusal = { code: error.code, message: error.message };
+    const refusal = {
+      code: error.code,
+      message: error.message,
+      ...(error.data !== undefined && { data: error.data }),
+    };
     write(JSON.stringify({ jsonrpc: '2.0', id, error: refusal }));
     return { error: refusal };
   };
 
+  if (direct.method === 'resources/read') {
+    const controller = abortedOnDisconnect(target);
+    try {
+      send(await surface.read(direct.params.uri as string, controller.signal, span?.context));
+    } catch (error) {
+      if (error instanceof ProtocolError) return fail(error);
+      throw error;
+    }
+    return controller.signal.aborted ? { closed: true } : {};
+  }
   if (direct.method !== 'tools/call' && direct.method !== 'tools/list') {
     writeListAnswer(direct, surface.sharedListOf(direct.method)!, surface, target);
     return {};
@@ -318,7 +336,10 @@ function modernResult(
   return {
     ...result,
     resultType: 'complete',
-    ...(isListMethod(direct.method) && { ttlMs: 0, cacheScope: 'private' }),
+    ...((isListMethod(direct.method) || direct.method === 'resources/read') && {
+      ttlMs: 0,
+      cacheScope: 'private',
+    }),
     _meta: { ...(result._meta as object), [SERVER_INFO_META_KEY]: serverInfo },
   };
 }

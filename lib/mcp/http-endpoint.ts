@@ -221,7 +221,7 @@ export class McpHttpEndpoint {
       const shared =
         direct.method === 'tools/list'
           ? surface.sharedList(direct.era)
-          : direct.method === 'tools/call'
+          : direct.method === 'tools/call' || direct.method === 'resources/read'
             ? undefined
             : surface.sharedListOf(direct.method);
       if (shared) {

@@ -6,7 +6,6 @@ import {
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
   type Server,
-  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { invokerInternals } from '../core/compiled-tools.js';
 import { ToolError } from '../core/errors.js';
@@ -110,17 +109,11 @@ export class McpOperationSurface {
       server.setRequestHandler('resources/templates/list', async () => ({
         resourceTemplates: [...(await this.list('resource', this.listings.templates))],
       }));
-      server.setRequestHandler('resources/read', async (request, ctx) => {
-        const { uri } = request.params;
-        const read = await this.run(
-          ctx,
-          traceContext,
-          (options) => this.settings.invoker.readResource(uri, options),
-          () => new ResourceNotFoundError(uri),
-        );
-        if (!read.ok) throw protocolError(read.error, uri);
-        return { contents: read.data.contents };
-      });
+      server.setRequestHandler(
+        'resources/read',
+        (request, ctx) =>
+          this.read(request.params.uri, ctx.mcpReq.signal, traceContext(ctx.mcpReq.id)) as never,
+      );
       if (era === 'legacy') {
         server.setRequestHandler('resources/subscribe', () => ({}));
         server.setRequestHandler('resources/unsubscribe', () => ({}));
@@ -133,8 +126,8 @@ export class McpOperationSurface {
       server.setRequestHandler('prompts/get', async (request, ctx) => {
         const { name, arguments: args } = request.params;
         const prompt = await this.run(
-          ctx,
-          traceContext,
+          ctx.mcpReq.signal,
+          traceContext(ctx.mcpReq.id),
           (options) => this.settings.invoker.getPrompt(name, args ?? {}, options),
           // The invoker's words: the closest prompt names.
           (missing) => new ProtocolError(ProtocolErrorCode.InvalidParams, missing.message),
@@ -183,6 +176,25 @@ export class McpOperationSurface {
     }
   }
 
+  /**
+   * Reads a resource for a `resources/read` (on the SDK's server or the endpoint's direct path):
+   * the result, or the JSON-RPC error the SDK sends for it.
+   */
+  async read(
+    uri: string,
+    signal: AbortSignal,
+    traceContext: unknown,
+  ): Promise<{ contents: object[] }> {
+    const read = await this.run(
+      signal,
+      traceContext,
+      (options) => this.settings.invoker.readResource(uri, options),
+      () => new ResourceNotFoundError(uri),
+    );
+    if (!read.ok) throw protocolError(read.error, uri);
+    return { contents: read.data.contents };
+  }
+
   /** An era's list of one kind, filtered for the caller when something requires it. */
   private async list<T extends Resource | ResourceTemplate | Prompt>(
     kind: 'resource' | 'prompt',
@@ -201,8 +213,8 @@ export class McpOperationSurface {
    * name answers the `missing` error.
    */
   private async run<T>(
-    ctx: ServerContext,
-    traceContext: (id: unknown) => unknown,
+    signal: AbortSignal,
+    traceContext: unknown,
     start: (options: InvokeOptions) => Promise<ToolResult<T>>,
     missing: (error: ToolError) => ProtocolError,
   ): Promise<ToolResult<T>> {
@@ -211,8 +223,8 @@ export class McpOperationSurface {
         transport: 'MCP',
         source: 'mcp',
         context: await this.settings.context(),
-        signal: ctx.mcpReq.signal,
-        traceContext: traceContext(ctx.mcpReq.id),
+        signal,
+        traceContext,
       });
     } catch (error) {
       if (ToolError.is(error) && error.code === 'NOT_FOUND') throw missing(error);

@@ -229,6 +229,19 @@ export class McpToolSurface {
     return this.operations?.sharedList(method);
   }
 
+  /** Whether the endpoint may answer a read of this URI itself: some resource or template serves it. */
+  readsDirectly(uri: string): boolean {
+    return (
+      this.operations !== undefined &&
+      invokerInternals(this.settings.invoker).resource(uri, 'MCP') !== undefined
+    );
+  }
+
+  /** Reads a resource for a `resources/read` (see `McpOperationSurface.read`). */
+  read(uri: string, signal: AbortSignal, traceContext: unknown): Promise<{ contents: object[] }> {
+    return this.operations!.read(uri, signal, traceContext);
+  }
+
   /** Whether {@link sharedListOf} has the list of a method. */
   hasSharedList(method: string): boolean {
     return (

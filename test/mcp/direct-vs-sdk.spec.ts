@@ -44,7 +44,10 @@ const LIST_METHODS = [
   'resources/templates/list',
   'prompts/list',
 ] as const;
-type Method = (typeof LIST_METHODS)[number] | 'tools/call';
+type Method = (typeof LIST_METHODS)[number] | 'tools/call' | 'resources/read';
+/** URIs a resource or template serves (a read the direct path answers), and others. */
+const READABLE = ['demo://readme', 'demo://notes/1', 'demo://notes/a-b'];
+const URIS = [...READABLE, 'demo://locked', 'demo://nope', 'demo://notes/', '', 'DEMO://README'];
 
 interface Case {
   era: Era;
@@ -120,7 +123,17 @@ function wellFormed(era: Era): fc.Arbitrary<Case> {
       headers: eraHeaders(era, method),
       wellFormed: true,
     }));
-  return fc.oneof(call, list);
+  const read = fc
+    .record({ id, meta, uri: fc.constantFrom(...READABLE) })
+    .map(({ id, meta, uri }) => ({
+      era,
+      method: 'resources/read' as const,
+      id,
+      params: present({ uri, _meta: meta }),
+      headers: eraHeaders(era, 'resources/read', uri),
+      wellFormed: true,
+    }));
+  return fc.oneof(call, list, read);
 }
 
 const META_KEYS = [
@@ -168,7 +181,15 @@ const CONTENT_TYPES = [
   'application/jsonx',
   'text/plain',
 ];
-const METHODS = [...LIST_METHODS, 'tools/call', 'TOOLS/CALL', ' tools/call', 'ping', ''];
+const METHODS = [
+  ...LIST_METHODS,
+  'tools/call',
+  'resources/read',
+  'TOOLS/CALL',
+  ' tools/call',
+  'ping',
+  '',
+];
 // `=?base64?ZWNobw==?=` is the Mcp-Name header's encoding of `echo`.
 const NAMES = [...TOOL_NAMES, 'nope', '', ' echo', 'ECHO', '=?base64?ZWNobw==?='];
 const { [CLIENT_INFO_META_KEY]: _clientInfo, ...WITHOUT_CLIENT_INFO } = MODERN_META;
@@ -194,7 +215,8 @@ const metaValue = fc.oneof(
 function mutated(era: Era): fc.Arbitrary<Case> {
   // One to three fields changed at a time, so most mutations stay close to the direct path.
   const fields = {
-    method: fc.constantFrom<Method>(...LIST_METHODS, 'tools/call'),
+    method: fc.constantFrom<Method>(...LIST_METHODS, 'tools/call', 'resources/read'),
+    uri: maybe(fc.oneof(fc.constantFrom(...URIS), anyValue)),
     params: maybe(anyValue),
     name: maybe(fc.oneof(fc.constantFrom(...NAMES), anyValue)),
     arguments: maybe(anyValue),
@@ -249,6 +271,7 @@ function mutated(era: Era): fc.Arbitrary<Case> {
       else if (value !== undefined) params[key] = value;
     };
     set('name', change.name);
+    set('uri', change.uri);
     set('arguments', change.arguments);
     set('_meta', change.meta);
     if (change.metaExtra) {
@@ -281,6 +304,9 @@ function mutated(era: Era): fc.Arbitrary<Case> {
     const name = params.name;
     if (era === 'modern' && method === 'tools/call' && typeof name === 'string') {
       headers['mcp-name'] = name;
+    }
+    if (era === 'modern' && method === 'resources/read' && typeof params.uri === 'string') {
+      headers['mcp-name'] = params.uri;
     }
     header('mcp-name', change.mcpName);
     header('accept', change.accept);
@@ -393,20 +419,22 @@ describe('direct answers equal SDK answers for generated requests', () => {
           if (request.wellFormed) expect(answeredDirectly).toBe(true);
           if (answeredDirectly) {
             const kind =
-              request.method !== 'tools/call'
-                ? request.method === 'tools/list'
-                  ? 'list'
-                  : 'operation list'
-                : result.isError
-                  ? 'failure'
-                  : 'success';
+              request.method === 'resources/read'
+                ? 'read'
+                : request.method !== 'tools/call'
+                  ? request.method === 'tools/list'
+                    ? 'list'
+                    : 'operation list'
+                  : result.isError
+                    ? 'failure'
+                    : 'success';
             direct[`${era} ${kind}`] = (direct[`${era} ${kind}`] ?? 0) + 1;
           }
         }),
         { seed: SEED, numRuns: RUNS_PER_ERA, examples: knownDifferences(era) },
       );
       // The direct path really answered lists, successful calls and failed calls.
-      for (const kind of ['list', 'operation list', 'success', 'failure']) {
+      for (const kind of ['list', 'operation list', 'read', 'success', 'failure']) {
         expect(direct[`${era} ${kind}`]).toBeGreaterThan(10);
       }
     },
