@@ -6,24 +6,38 @@ import {
   validateOnce,
   type Era,
   type EraRequests,
+  type OperationScenario,
   type ReplayRequest,
   type Scenario,
+  type ToolScenario,
 } from './mcp.js';
 import type { RunningServer } from './server-process.js';
 
-export const SCENARIOS: readonly Scenario[] = ['call', 'list'];
+/** The tools' cells: measured on every target that does not name its own scenarios. */
+export const SCENARIOS: readonly ToolScenario[] = ['call', 'list'];
+/** The resources' and prompts' cells: measured only on the targets that name them. */
+export const OPERATION_SCENARIOS: readonly OperationScenario[] = ['resources', 'prompts', 'read'];
+export const ALL_SCENARIOS: readonly Scenario[] = [...SCENARIOS, ...OPERATION_SCENARIOS];
 export const ERAS: readonly Era[] = ['2025', '2026'];
 export const SCENARIO_LABEL: Record<Scenario, string> = {
   call: 'tools/call echo',
   list: 'tools/list',
+  resources: 'resources/list',
+  prompts: 'prompts/list',
+  read: 'resources/read',
 };
+
+/** Whether a target that names `scenarios` (the tools' when absent) measures `scenario`. */
+export const measures = (scenarios: readonly Scenario[] | undefined, scenario: Scenario) =>
+  (scenarios ?? (SCENARIOS as readonly Scenario[])).includes(scenario);
 
 export interface CellSettings {
   readonly warmupS: number;
   /**
    * Warm-up of the first cell after a server starts, longer than `warmupS`: that cell also warms
    * the code every cell shares (HTTP stack, routing, body parsing), which would otherwise count
-   * against whichever scenario runs first.
+   * against whichever scenario runs first. A server's first resources or prompts cell warms up
+   * as long: toolwright answers those through the MCP SDK, code no tools cell runs.
    */
   readonly firstWarmupS: number;
   readonly durationS: number;
@@ -31,8 +45,18 @@ export interface CellSettings {
   readonly toolCount: number;
 }
 
-/** Servers whose first cell has run. */
-const warmed = new WeakSet<RunningServer>();
+/** The groups of cells each server has run a first cell of: the tools', the operations'. */
+const warmed = new WeakMap<RunningServer, Set<'tools' | 'operations'>>();
+
+/** Whether this is the server's first cell of the scenario's group; marks it run. */
+function firstOfGroup(server: RunningServer, scenario: Scenario): boolean {
+  const group = (SCENARIOS as readonly Scenario[]).includes(scenario) ? 'tools' : 'operations';
+  const groups = warmed.get(server) ?? new Set();
+  warmed.set(server, groups);
+  if (groups.has(group)) return false;
+  groups.add(group);
+  return true;
+}
 
 export interface CellRun {
   readonly round: number;
@@ -65,8 +89,7 @@ export async function runCell(
   const two = await check('before');
   const expectBody = one.body === two.body ? one.body : undefined;
   const options = { connections: settings.connections, request, expectBody };
-  const first = !warmed.has(server);
-  warmed.add(server);
+  const first = firstOfGroup(server, scenario);
   await warmUp(server, {
     ...options,
     seconds: first ? Math.max(settings.warmupS, settings.firstWarmupS) : settings.warmupS,
@@ -99,7 +122,7 @@ export interface CellTarget {
   readonly server: RunningServer;
   readonly requests: Readonly<Record<Era, EraRequests | undefined>>;
   readonly settings: CellSettings;
-  /** The scenarios measured on this server (every one when absent). */
+  /** The scenarios measured on this server ({@link SCENARIOS}, the tools', when absent). */
   readonly scenarios?: readonly Scenario[];
   /** A check after each of this server's cells, outside the measured window; throws to fail. */
   readonly afterCell?: (scenario: Scenario, era: Era, run: CellRun) => Promise<void>;
@@ -117,13 +140,19 @@ export async function runRound(
 ): Promise<void> {
   const shift = (round - 1) % targets.length;
   const order = [...targets.slice(shift), ...targets.slice(0, shift)];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of ALL_SCENARIOS) {
     for (const era of ERAS) {
       for (const target of order) {
         const requests = target.requests[era];
-        if (!requests || (target.scenarios && !target.scenarios.includes(scenario))) continue;
+        if (!requests || !measures(target.scenarios, scenario)) continue;
         const { server, settings } = target;
-        const run = await runCell(server, round, scenario, era, requests[scenario], settings);
+        const request = requests[scenario];
+        if (!request) {
+          throw new BenchFailure(
+            `${server.spec.label}: no ${era} request for ${SCENARIO_LABEL[scenario]}`,
+          );
+        }
+        const run = await runCell(server, round, scenario, era, request, settings);
         await target.afterCell?.(scenario, era, run);
         record(target, scenario, era, run);
       }

@@ -2,7 +2,7 @@
  * `npm run bench:http`: toolwright on Express and on Fastify, `@rekog/mcp-nest` 2.0.5 and the
  * raw SDK rebuilt per request, each serving the same 51 tools as a child process on loopback
  * with NODE_ENV=production. Each of BENCH_ROUNDS rounds starts every target (a fresh process per
- * round) and measures four cells — `tools/call echo` then `tools/list`, each on the 2025 era
+ * round) and measures four tools cells — `tools/call echo` then `tools/list`, each on the 2025 era
  * (stateless POSTs after one real `initialize`) and the 2026-07-28 era (the request the real
  * client sends, captured once) — each cell on every target in turn (A B C D, then A B C D for the
  * next cell; the order rotates every round), at BENCH_CONNECTIONS connections: BENCH_WARMUP_S of
@@ -18,11 +18,13 @@
  *
  * Environment: BENCH_WARMUP_S (1.5), BENCH_FIRST_WARMUP_S (8, the first cell after a server
  * starts, which also warms what every cell shares: both Nest servers keep getting faster for
- * several seconds of load after they start), BENCH_DURATION_S (4), BENCH_ROUNDS (3),
+ * several seconds of load after they start; and a toolwright server's first resources or prompts
+ * cell, the first to run the SDK path), BENCH_DURATION_S (4), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
  * toolwright-fastify, rekog, sdk by default; toolwright-express-auth, toolwright-fastify-auth,
- * toolwright-express-otel and toolwright-fastify-otel only when named), BENCH_NODE_OPTIONS (node
- * flags for the servers).
+ * toolwright-express-otel and toolwright-fastify-otel only when named), BENCH_SCENARIOS
+ * (comma-separated: call, list, resources, prompts, read; every one by default, each measured on
+ * the targets that serve it), BENCH_NODE_OPTIONS (node flags for the servers).
  *
  * The `-auth` targets are the same toolwright servers with `mcp.auth` on, measured on the
  * `tools/call echo` cells only: the harness runs a small issuer (`issuer.ts`), every request
@@ -30,6 +32,13 @@
  * each such server must refuse a request without a token and one with a forged token. The
  * report compares their CPU per answer with the same server's without sign-in, measured in the
  * same rounds (goal: at most 1.25×).
+ *
+ * The toolwright targets also declare 10 resources, 5 resource templates and 10 prompts
+ * (`shared/operations.ts`) and are measured on three more cells, each on both eras:
+ * `resources/list`, `prompts/list` and `resources/read` of one static resource (answered through
+ * the MCP SDK, where `tools/list` and `tools/call` take the endpoint's direct path). The report
+ * gives each one's CPU per answer over the same server's `tools/list` and `tools/call echo`, same
+ * era, same rounds (goal: the lists at most `tools/list`'s, the read at most `tools/call`'s).
  *
  * The `-otel` targets (toolwright-express-otel, toolwright-fastify-otel, only when named) are the
  * same toolwright servers with an OpenTelemetry SDK registered (`TELEMETRY=memory`: in-memory
@@ -52,8 +61,11 @@ import {
   table,
 } from './format.js';
 import {
+  ALL_SCENARIOS,
   cellMedians,
   ERAS,
+  measures,
+  OPERATION_SCENARIOS,
   otherCores,
   runRound,
   SCENARIO_LABEL,
@@ -70,8 +82,11 @@ import {
   speaks2026,
   type Era,
   type EraRequests,
+  type OperationScenario,
   type Scenario,
+  type ToolScenario,
 } from './mcp.js';
+import { PROMPT_COUNT, RESOURCE_COUNT, TEMPLATE_COUNT } from '../shared/operations.js';
 import { CLK_TCK, startServer, type ServerSpec } from './server-process.js';
 import { assertSignsIn, authEnv, eraWithBearer, startIssuer, type Issuer } from './issuer.js';
 import { ALL_TARGETS, type BenchTarget } from './targets.js';
@@ -87,6 +102,34 @@ const TOOLS = DEFAULT_TOOL_COUNT;
 const BASELINE = 'rekog';
 /** The most CPU per answer sign-in may cost, as a multiple of the same call without it. */
 const AUTH_GOAL = 1.25;
+/** The tools cell each resources or prompts cell should cost no more CPU per answer than. */
+const OPERATION_GOAL: Record<OperationScenario, ToolScenario> = {
+  resources: 'list',
+  prompts: 'list',
+  read: 'call',
+};
+
+function selectedScenarios(): readonly Scenario[] {
+  const raw = process.env.BENCH_SCENARIOS;
+  if (!raw) return ALL_SCENARIOS;
+  const names = raw.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !ALL_SCENARIOS.includes(name as Scenario));
+  if (unknown.length > 0) {
+    throw new Error(
+      `BENCH_SCENARIOS: unknown ${unknown.join(', ')}; use ${ALL_SCENARIOS.join(', ')}`,
+    );
+  }
+  return ALL_SCENARIOS.filter((scenario) => names.includes(scenario));
+}
+
+const SELECTED_SCENARIOS = selectedScenarios();
+
+/** The scenarios measured on `target`: those it serves that BENCH_SCENARIOS selects. */
+const scenariosOf = (target: BenchTarget) =>
+  SELECTED_SCENARIOS.filter((scenario) => measures(target.scenarios, scenario));
+
+const measuresOn = (target: BenchTarget, scenario: Scenario) =>
+  scenariosOf(target).includes(scenario);
 
 function selectedTargets(): BenchTarget[] {
   const raw = process.env.BENCH_TARGETS;
@@ -117,6 +160,39 @@ const SETTINGS: CellSettings = {
 };
 
 /**
+ * The 2026-07-28 client's requests, captured against the first target of the run, and again
+ * against the first target that declares resources and prompts when that one did not (the
+ * tools' requests already captured are kept).
+ */
+async function captureModern(
+  url: string,
+  target: BenchTarget,
+  modern: { requests?: EraRequests },
+  bearer: Readonly<Record<string, string>>,
+): Promise<void> {
+  const wanted = scenariosOf(target);
+  if (modern.requests && wanted.every((scenario) => modern.requests?.[scenario])) return;
+  const captured = await capture2026(url, TOOLS, bearer);
+  const fresh = ALL_SCENARIOS.filter(
+    (scenario) => captured[scenario] && !modern.requests?.[scenario],
+  );
+  modern.requests = { ...captured, ...modern.requests };
+  console.log(`  captured the 2026-07-28 client's requests against ${target.label}:`);
+  for (const scenario of fresh) {
+    const { headers, body } = captured[scenario]!;
+    console.log(`    ${SCENARIO_LABEL[scenario]} headers ${JSON.stringify(headers)}`);
+    console.log(`    ${SCENARIO_LABEL[scenario]} body    ${body}`);
+  }
+  const missing = wanted.filter((scenario) => !modern.requests?.[scenario]);
+  if (missing.length > 0) {
+    throw new BenchFailure(
+      `${target.label} declares no resources or prompts: no 2026 request for ` +
+        missing.map((scenario) => SCENARIO_LABEL[scenario]).join(', '),
+    );
+  }
+}
+
+/**
  * Starts a target for a round: its first 2025 session, and whether it speaks 2026-07-28. A
  * target that signs callers in gets the issuer's token on every request, and must refuse a
  * request without it first.
@@ -138,15 +214,7 @@ async function startTarget(
     console.log(
       `[round ${round}] ${spec.label}: pid ${server.pid}, ready in ${int(server.ready.bootMs)} ms`,
     );
-    if (!modern.requests) {
-      modern.requests = await capture2026(server.url, TOOLS, bearer);
-      console.log(`  captured the 2026-07-28 client's requests against ${spec.label}:`);
-      for (const scenario of SCENARIOS) {
-        const { headers, body } = modern.requests[scenario];
-        console.log(`    ${SCENARIO_LABEL[scenario]} headers ${JSON.stringify(headers)}`);
-        console.log(`    ${SCENARIO_LABEL[scenario]} body    ${body}`);
-      }
-    }
+    await captureModern(server.url, target, modern, bearer);
     const version = await initialize2025(server.url, spec.label, bearer);
     negotiated.set(spec.id, version);
     if (auth) {
@@ -154,7 +222,7 @@ async function startTarget(
     }
     const modernOk = await speaks2026(
       server.url,
-      sign(modern.requests).list,
+      sign(modern.requests!).list,
       `${spec.label} 2026 probe`,
     );
     if (!modernOk) {
@@ -163,14 +231,14 @@ async function startTarget(
     }
     const requests = {
       '2025': sign(requests2025(version)),
-      '2026': modernOk ? sign(modern.requests) : undefined,
+      '2026': modernOk ? sign(modern.requests!) : undefined,
     };
     const telemetry = target.telemetry ? await watchTelemetry(server) : undefined;
     return {
       server,
       requests,
       settings: SETTINGS,
-      ...(target.scenarios && { scenarios: target.scenarios }),
+      scenarios: scenariosOf(target),
       ...(telemetry && {
         afterCell: (scenario: Scenario, era: Era, run: CellRun) =>
           telemetry(scenario, era, run.load.requests),
@@ -243,12 +311,11 @@ function report(targets: readonly BenchTarget[]): void {
       `peak RSS = VmHWM at the end of the cell; other cores = CPU other processes on the machine ` +
       `used meanwhile: when it is high, trust the CPU ratios over req/s)`,
   );
-  for (const scenario of SCENARIOS) {
+  for (const scenario of ALL_SCENARIOS) {
     for (const era of ERAS) {
       const base = hasBaseline ? summarise(BASELINE, scenario, era) : undefined;
-      const measured = targets.filter(
-        (target) => !target.scenarios || target.scenarios.includes(scenario),
-      );
+      const measured = targets.filter((target) => measuresOn(target, scenario));
+      if (measured.length === 0) continue;
       const rows = measured.map((target) => {
         if (era === '2026' && no2026.has(target.id)) {
           return [
@@ -280,7 +347,10 @@ function report(targets: readonly BenchTarget[]): void {
         ];
       });
       const version = era === '2026' ? '2026-07-28 envelope' : `2025 stateless`;
-      console.log(`\n${SCENARIO_LABEL[scenario]} — ${version} (${TOOLS} tools registered)`);
+      const registered = OPERATION_SCENARIOS.includes(scenario as OperationScenario)
+        ? `${RESOURCE_COUNT} resources, ${TEMPLATE_COUNT} templates and ${PROMPT_COUNT} prompts beside ${TOOLS} tools`
+        : `${TOOLS} tools registered`;
+      console.log(`\n${SCENARIO_LABEL[scenario]} — ${version} (${registered})`);
       console.log(
         table(
           [
@@ -312,8 +382,78 @@ function report(targets: readonly BenchTarget[]): void {
       .join('; ')}`,
   );
   if (hasBaseline) verdicts(targets);
+  operationRatios(targets);
   authRatios(targets);
   telemetryRatios(targets);
+}
+
+/**
+ * One cell's CPU per answer over another cell's of the same target and era, measured in the same
+ * rounds: the ratio of the medians and each round's own ratio; `undefined` when either was not
+ * measured.
+ */
+function scenarioRatio(
+  target: BenchTarget,
+  scenario: Scenario,
+  base: Scenario,
+  era: Era,
+): { ratio: number; perRound: string[] } | undefined {
+  const mine = summarise(target.id, scenario, era);
+  const theirs = summarise(target.id, base, era);
+  if (!mine || !theirs) return undefined;
+  const perRound = (runs.get(cellKey(target.id, scenario, era)) ?? []).flatMap((run) => {
+    const other = runs
+      .get(cellKey(target.id, base, era))
+      ?.find((candidate) => candidate.round === run.round);
+    return other ? [ratio(run.load.cpuUsPerRequest / other.load.cpuUsPerRequest)] : [];
+  });
+  return { ratio: mine.cpuUs / theirs.cpuUs, perRound };
+}
+
+/**
+ * What resources and prompts cost per answer on each toolwright server: each operation cell's
+ * CPU per answer over the same server's `tools/list` and `tools/call echo`, same era, same
+ * rounds, against the goal of no more than the tools cell it corresponds to.
+ */
+function operationRatios(targets: readonly BenchTarget[]): void {
+  const serving = targets.filter((target) =>
+    OPERATION_SCENARIOS.some((scenario) => measuresOn(target, scenario)),
+  );
+  if (serving.length === 0) return;
+  console.log(
+    `\n=== Resources and prompts: CPU per answer over the same server's tools/list and ` +
+      `tools/call echo, same era, same rounds (goal: resources/list and prompts/list ≤ 1× ` +
+      `tools/list, resources/read ≤ 1× tools/call; informational: the exit code ignores it)`,
+  );
+  for (const target of serving) {
+    console.log(target.label);
+    for (const scenario of OPERATION_SCENARIOS.filter((one) => measuresOn(target, one))) {
+      for (const era of ERAS) {
+        const label = `${SCENARIO_LABEL[scenario]} ${era}`;
+        const goalCell = OPERATION_GOAL[scenario];
+        const mine = summarise(target.id, scenario, era);
+        const goal = scenarioRatio(target, scenario, goalCell, era);
+        if (!mine || !goal) {
+          console.log(`  n/a    ${label}: not measured, or ${SCENARIO_LABEL[goalCell]} was not`);
+          continue;
+        }
+        const bases = [goalCell, ...SCENARIOS.filter((tools) => tools !== goalCell)];
+        const over = bases.flatMap((tools) => {
+          const r = scenarioRatio(target, scenario, tools, era);
+          return r ? [`${ratio(r.ratio)} ${SCENARIO_LABEL[tools]}`] : [];
+        });
+        const costs = bases.flatMap((tools) => {
+          const cell = summarise(target.id, tools, era);
+          return cell ? [`${fixed(cell.cpuUs, 0)} µs ${SCENARIO_LABEL[tools]}`] : [];
+        });
+        console.log(
+          `  ${goal.ratio <= 1 ? 'PASS ' : 'ABOVE'}  ${label}: ${over.join(', ')} ` +
+            `(${fixed(mine.cpuUs, 0)} µs per answer vs ${costs.join(', ')}; per round ` +
+            `${goal.perRound.join(' ')} ${SCENARIO_LABEL[goalCell]})`,
+        );
+      }
+    }
+  }
 }
 
 /** Each variant target (sign-in, telemetry) with the plain server it is compared with, if it runs. */
@@ -374,7 +514,10 @@ function telemetryRatios(targets: readonly BenchTarget[]): void {
       `(informational: the exit code ignores it)`,
   );
   for (const [otel, plain] of pairs) {
-    for (const scenario of SCENARIOS) {
+    const scenarios = ALL_SCENARIOS.filter(
+      (scenario) => measuresOn(otel, scenario) && measuresOn(plain, scenario),
+    );
+    for (const scenario of scenarios) {
       for (const era of ERAS) {
         const pair = `${otel.label} / ${plain.label}, ${SCENARIO_LABEL[scenario]} ${era}`;
         const comparison = cpuComparison(otel, plain, scenario, era);
@@ -469,7 +612,11 @@ async function main(): Promise<void> {
   const targets = selectedTargets();
   console.log(`bench:http — ${await machineLine()}`);
   console.log(
-    `targets: ${targets.map((t) => t.label).join(', ')}; ${ROUNDS} round(s), interleaved; ` +
+    `targets: ${targets.map((t) => t.label).join(', ')}; ` +
+      (process.env.BENCH_SCENARIOS
+        ? `cells: ${SELECTED_SCENARIOS.map((scenario) => SCENARIO_LABEL[scenario]).join(', ')}; `
+        : '') +
+      `${ROUNDS} round(s), interleaved; ` +
       `warm-up ${WARMUP_S} s (${FIRST_WARMUP_S} s for a server's first cell) + ${DURATION_S} s ` +
       `measured per cell, ` +
       `${CONNECTIONS} connections; CLK_TCK ${CLK_TCK}`,

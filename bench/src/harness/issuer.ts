@@ -121,7 +121,11 @@ export function withBearer(request: ReplayRequest, issuer: Issuer): ReplayReques
 }
 
 export function eraWithBearer(requests: EraRequests, issuer: Issuer): EraRequests {
-  return { call: withBearer(requests.call, issuer), list: withBearer(requests.list, issuer) };
+  const signed = Object.entries(requests).map(([scenario, request]) => [
+    scenario,
+    withBearer(request, issuer),
+  ]);
+  return Object.fromEntries(signed) as EraRequests;
 }
 
 /**

@@ -4,14 +4,30 @@
  * 2025 era: one real `initialize` per target (and `notifications/initialized`), then stateless
  * POSTs carrying `mcp-protocol-version: <the version the server negotiated>`.
  * 2026-07-28 era: the exact headers and bodies `@modelcontextprotocol/client`, pinned to
- * 2026-07-28, sends for `callTool` and `listTools`, captured from the real client through its
- * `fetch` option against the first target, then replayed byte for byte to every target.
+ * 2026-07-28, sends for `callTool` and `listTools` (and, against a server that declares resources
+ * and prompts, `listResources`, `listPrompts` and `readResource`), captured from the real client
+ * through its `fetch` option against the first target, then replayed byte for byte to every
+ * target.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  PROMPT_COUNT,
+  READ_RESOURCE,
+  RESOURCE_COUNT,
+  benchPrompts,
+  benchResources,
+} from '../shared/operations.js';
 import { post, type RawResponse } from './http-client.js';
 
 export type Era = '2025' | '2026';
-export type Scenario = 'call' | 'list';
+/** `tools/call echo` and `tools/list`: every target serves them. */
+export type ToolScenario = 'call' | 'list';
+/**
+ * `resources/list`, `prompts/list` and `resources/read` of one static resource: only the
+ * targets that declare the bench's resources and prompts (`shared/operations.ts`) serve them.
+ */
+export type OperationScenario = 'resources' | 'prompts' | 'read';
+export type Scenario = ToolScenario | OperationScenario;
 
 /** One request as the load generator sends it. */
 export interface ReplayRequest {
@@ -19,7 +35,9 @@ export interface ReplayRequest {
   readonly body: string;
 }
 
-export type EraRequests = Record<Scenario, ReplayRequest>;
+/** An era's requests: the tools' always, the operations' when a target declared them. */
+export type EraRequests = Record<ToolScenario, ReplayRequest> &
+  Partial<Record<OperationScenario, ReplayRequest>>;
 
 /** The text every `tools/call echo` sends and expects back. */
 export const ECHO_TEXT = 'hello from the toolwright bench';
@@ -119,6 +137,64 @@ export function checkList(response: RawResponse, id: unknown, what: string, coun
   }
 }
 
+/** Checks that `listed` names exactly `expected`, in any order. */
+function checkNames(listed: unknown, expected: readonly string[], kind: string, what: string) {
+  if (!Array.isArray(listed) || listed.length !== expected.length) {
+    throw new BenchFailure(
+      `${what}: expected ${expected.length} ${kind}, got ${Array.isArray(listed) ? listed.length : 'no list'}`,
+    );
+  }
+  const names = new Set(listed.map((entry: { name?: unknown }) => entry.name));
+  const missing = expected.filter((name) => !names.has(name));
+  if (missing.length > 0) {
+    throw new BenchFailure(`${what}: ${kind} missing (${missing.slice(0, 5).join(', ')})`);
+  }
+}
+
+/** Checks a `resources/list` answer: every static resource of the bench, with its URI. */
+export function checkResources(response: RawResponse, id: unknown, what: string): void {
+  const resources = resultOf(response, id, what).resources;
+  const expected = benchResources();
+  checkNames(
+    resources,
+    expected.map((resource) => resource.name),
+    'resources',
+    what,
+  );
+  const uris = new Set((resources as Array<{ uri?: unknown }>).map((resource) => resource.uri));
+  if (expected.some((resource) => !uris.has(resource.uri))) {
+    throw new BenchFailure(`${what}: resources listed without their URIs`);
+  }
+}
+
+/** Checks a `prompts/list` answer: every prompt of the bench, each with its arguments. */
+export function checkPrompts(response: RawResponse, id: unknown, what: string): void {
+  const prompts = resultOf(response, id, what).prompts;
+  checkNames(
+    prompts,
+    benchPrompts().map((prompt) => prompt.name),
+    'prompts',
+    what,
+  );
+  if ((prompts as Array<{ arguments?: unknown }>).some((p) => !Array.isArray(p.arguments))) {
+    throw new BenchFailure(`${what}: prompts listed without their arguments`);
+  }
+}
+
+/** Checks a `resources/read` answer: {@link READ_RESOURCE}'s text, at its URI. */
+export function checkRead(response: RawResponse, id: unknown, what: string): void {
+  const contents = resultOf(response, id, what).contents as
+    Array<{ uri?: unknown; text?: unknown }> | undefined;
+  const [content] = contents ?? [];
+  if (
+    contents?.length !== 1 ||
+    content.uri !== READ_RESOURCE.uri ||
+    content.text !== READ_RESOURCE.text
+  ) {
+    throw new BenchFailure(`${what}: not ${READ_RESOURCE.uri}'s text — ${describe(response)}`);
+  }
+}
+
 /** The JSON-RPC id of a replayed request. */
 export function idOf(request: ReplayRequest): unknown {
   return (JSON.parse(request.body) as { id?: unknown }).id;
@@ -133,8 +209,12 @@ export async function validateOnce(
   what: string,
 ): Promise<RawResponse> {
   const response = await post(url, request.headers, request.body);
-  if (scenario === 'call') checkCall(response, idOf(request), what);
-  else checkList(response, idOf(request), what, toolCount);
+  const id = idOf(request);
+  if (scenario === 'call') checkCall(response, id, what);
+  else if (scenario === 'list') checkList(response, id, what, toolCount);
+  else if (scenario === 'resources') checkResources(response, id, what);
+  else if (scenario === 'prompts') checkPrompts(response, id, what);
+  else checkRead(response, id, what);
   return response;
 }
 
@@ -174,13 +254,20 @@ export async function initialize2025(
   return version;
 }
 
-/** Stateless 2025-era requests with the negotiated `mcp-protocol-version`. */
+/**
+ * Stateless 2025-era requests with the negotiated `mcp-protocol-version`: the tools', and the
+ * operations' (sent only to the targets that declare them).
+ */
 export function requests2025(version: string): EraRequests {
   const headers = {
     'content-type': 'application/json',
     accept: ACCEPT,
     'mcp-protocol-version': version,
   };
+  const request = (id: number, method: string, params: object) => ({
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+  });
   return {
     call: {
       headers,
@@ -195,6 +282,9 @@ export function requests2025(version: string): EraRequests {
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
     },
+    resources: request(3, 'resources/list', {}),
+    prompts: request(4, 'prompts/list', {}),
+    read: request(5, 'resources/read', { uri: READ_RESOURCE.uri }),
   };
 }
 
@@ -203,7 +293,9 @@ const REPLAYED_HEADERS = /^(content-type|accept|mcp-.*|authorization)$/i;
 
 /**
  * Runs the real 2026-07-28 client against `url` and returns the `tools/call echo` and
- * `tools/list` requests it sent (headers and body as sent), after checking its own results.
+ * `tools/list` requests it sent (headers and body as sent), after checking its own results; when
+ * the server declares resources and prompts, its `resources/list`, `prompts/list` and
+ * `resources/read` of {@link READ_RESOURCE} too.
  * `extraHeaders` (a bearer token, for a server that signs callers in) are added on the wire but
  * not captured: each target's requests get their own.
  */
@@ -230,6 +322,7 @@ export async function capture2026(
     versionNegotiation: { mode: { pin: MODERN_VERSION } },
   });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: spy }));
+  let operations: boolean;
   try {
     const called = await client.callTool({ name: 'echo', arguments: { text: ECHO_TEXT } });
     if ((called.structuredContent as { text?: unknown } | undefined)?.text !== ECHO_TEXT) {
@@ -239,6 +332,9 @@ export async function capture2026(
     if (listed.tools.length !== toolCount) {
       throw new BenchFailure(`2026 capture: listTools gave ${listed.tools.length} tools`);
     }
+    const capabilities = client.getServerCapabilities();
+    operations = Boolean(capabilities?.resources && capabilities.prompts);
+    if (operations) await captureOperations(client);
   } finally {
     await client.close();
   }
@@ -251,7 +347,33 @@ export async function capture2026(
     }
     return hit;
   };
-  return { call: find('tools/call'), list: find('tools/list') };
+  const requests: EraRequests = { call: find('tools/call'), list: find('tools/list') };
+  if (!operations) return requests;
+  return {
+    ...requests,
+    resources: find('resources/list'),
+    prompts: find('prompts/list'),
+    read: find('resources/read'),
+  };
+}
+
+/** The client's `listResources`, `listPrompts` and `readResource`, each checked. */
+async function captureOperations(client: Client): Promise<void> {
+  const resources = await client.listResources();
+  if (resources.resources.length !== RESOURCE_COUNT) {
+    throw new BenchFailure(
+      `2026 capture: listResources gave ${resources.resources.length} resources`,
+    );
+  }
+  const prompts = await client.listPrompts();
+  if (prompts.prompts.length !== PROMPT_COUNT) {
+    throw new BenchFailure(`2026 capture: listPrompts gave ${prompts.prompts.length} prompts`);
+  }
+  const read = await client.readResource({ uri: READ_RESOURCE.uri });
+  const [content] = read.contents;
+  if (read.contents.length !== 1 || !('text' in content) || content.text !== READ_RESOURCE.text) {
+    throw new BenchFailure(`2026 capture: readResource answered ${JSON.stringify(read)}`);
+  }
 }
 
 /**

@@ -9,14 +9,15 @@
  * Environment: BENCH_PROFILE_TARGET (toolwright-express; any bench:http target id: a `-auth`
  * one runs the issuer and sends its token, as bench:http does; an `-otel` one registers the
  * OpenTelemetry SDK, and must have exported every measured answer's spans, as in bench:http),
- * BENCH_PROFILE_SCENARIO (call or list), BENCH_PROFILE_S (5 s per era), BENCH_WARMUP_S (1.5),
+ * BENCH_PROFILE_SCENARIO (call, list, or, on a toolwright target, resources, prompts or read: the
+ * cells of bench:http), BENCH_PROFILE_S (5 s per era), BENCH_WARMUP_S (1.5),
  * BENCH_PROFILE_TOP (30), BENCH_CONNECTIONS (10), TOOLS (51: the tools the server registers).
  */
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BENCH_DIR, REPO_DIR } from '../shared/paths.js';
 import { toolCountFromEnv } from '../shared/tools.js';
-import { ERAS } from './cells.js';
+import { ALL_SCENARIOS, ERAS, measures, SCENARIO_LABEL } from './cells.js';
 import { envNumber, fixed, int, machineLine, table } from './format.js';
 import { assertCleanLoad, measure, warmUp } from './load.js';
 import {
@@ -192,8 +193,11 @@ function analyse(file: string, windows: ReadonlyArray<[number, number]>): void {
 async function main(): Promise<void> {
   const spec = ALL_TARGETS.find((target) => target.id === TARGET);
   if (!spec) throw new Error(`BENCH_PROFILE_TARGET: unknown target "${TARGET}"`);
-  if (SCENARIO !== 'call' && SCENARIO !== 'list') {
-    throw new Error(`BENCH_PROFILE_SCENARIO must be call or list, got "${String(SCENARIO)}"`);
+  if (!measures(spec.scenarios, SCENARIO)) {
+    throw new Error(
+      `BENCH_PROFILE_SCENARIO must be one of ${ALL_SCENARIOS.filter((s) => measures(spec.scenarios, s)).join(', ')} ` +
+        `for ${spec.id}, got "${String(SCENARIO)}"`,
+    );
   }
   const dir = join(BENCH_DIR, 'profiles');
   mkdirSync(dir, { recursive: true });
@@ -201,7 +205,7 @@ async function main(): Promise<void> {
   console.log(`bench:profile — ${await machineLine()}`);
   console.log(
     `${spec.label} with ${TOOLS} tools under node --cpu-prof: ` +
-      `${SCENARIO === 'call' ? 'tools/call echo' : 'tools/list'}, ` +
+      `${SCENARIO_LABEL[SCENARIO]}, ` +
       `${WARMUP_S} s warm-up + ${SECONDS} s per era, ${CONNECTIONS} connections`,
   );
   const windows: Array<[number, number]> = [];
@@ -224,6 +228,9 @@ async function main(): Promise<void> {
     const telemetry = spec.telemetry ? await watchTelemetry(server) : undefined;
     for (const era of ERAS) {
       const request = (era === '2025' ? legacy : modern)[SCENARIO];
+      if (!request) {
+        throw new BenchFailure(`${spec.label}: no ${era} request for ${SCENARIO_LABEL[SCENARIO]}`);
+      }
       const what = `${spec.label} ${SCENARIO} ${era}`;
       const first = await validateOnce(server.url, request, SCENARIO, TOOLS, what);
       const options = { connections: CONNECTIONS, request, expectBody: first.body };

@@ -53,7 +53,8 @@ const spec = (size: number): ServerSpec => ({
   id: `toolwright-express-${size}`,
   label: `toolwright (Express, ${int(size)} tools)`,
   entry: 'servers/toolwright.js',
-  env: { ADAPTER: 'express', TOOLS: String(size) },
+  // The tools alone: the sizes' boot phases stay comparable with runs before resources existed.
+  env: { ADAPTER: 'express', TOOLS: String(size), OPERATIONS: '0' },
 });
 
 const runs = new Map<string, CellRun[]>();

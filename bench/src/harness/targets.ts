@@ -1,6 +1,7 @@
 /** The benchmark targets: each a compiled server entry point under bench/src/servers. */
 import { join } from 'node:path';
 import { BENCH_DIR } from '../shared/paths.js';
+import { ALL_SCENARIOS } from './cells.js';
 import type { Scenario } from './mcp.js';
 import type { ServerSpec } from './server-process.js';
 
@@ -21,7 +22,10 @@ export interface BenchTarget extends ServerSpec {
    * compares with this one's: the first of these ids that runs.
    */
   readonly plain?: readonly string[];
-  /** The scenarios measured on this target (every one when absent). */
+  /**
+   * The scenarios measured on this target: the tools' (`tools/call echo`, `tools/list`) when
+   * absent; the toolwright servers, which declare resources and prompts too, name every one.
+   */
   readonly scenarios?: readonly Scenario[];
   /** Measured only when BENCH_TARGETS names it, never in the default run. */
   readonly optIn?: boolean;
@@ -86,6 +90,7 @@ function withTelemetry(
     },
     telemetry: true,
     plain: [...new Set([`${prefix}-${adapter}`, `toolwright-${adapter}`])],
+    scenarios: ALL_SCENARIOS,
     optIn: true,
   };
 }
@@ -96,13 +101,16 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     label: 'toolwright (Express)',
     entry: 'servers/toolwright.js',
     env: { ADAPTER: 'express' },
+    scenarios: ALL_SCENARIOS,
   },
   {
     id: 'toolwright-fastify',
     label: 'toolwright (Fastify)',
     entry: 'servers/toolwright.js',
     env: { ADAPTER: 'fastify' },
+    scenarios: ALL_SCENARIOS,
   },
+  // The peers declare no resources or prompts: the tools' cells only (no `scenarios`).
   {
     id: 'rekog',
     label: '@rekog/mcp-nest 2.0.5 (Express)',
@@ -129,6 +137,7 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
           label: `reference build (${NAME[adapter]})`,
           entry: 'servers/toolwright.js',
           env: { ADAPTER: adapter, TOOLWRIGHT_DIST: REFERENCE },
+          scenarios: ALL_SCENARIOS,
         },
         signedIn('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),
         withTelemetry('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),

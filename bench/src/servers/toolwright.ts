@@ -1,9 +1,11 @@
 /**
  * The toolwright benchmark server (`npm run bench:server`): a Nest app with `ToolsModule` at
- * `/mcp` serving `echo` and `tool_0 … tool_49` (see `shared/tools.ts`).
+ * `/mcp` serving `echo` and `tool_0 … tool_49` (see `shared/tools.ts`), and beside them 10
+ * resources, 5 resource templates and 10 prompts (see `shared/operations.ts`).
  *
  * Environment: `PORT` (default 3400; 0 picks a free port), `ADAPTER` (`express`, the default, or
- * `fastify`), `TOOLS` (total tools, echo included; default 51), `HOST` (default 127.0.0.1).
+ * `fastify`), `TOOLS` (total tools, echo included; default 51), `HOST` (default 127.0.0.1),
+ * `OPERATIONS` (`0` serves the tools alone).
  * `AUTH_ISSUER` (an issuer URL) turns `mcp.auth` on: every request to `/mcp` needs a bearer JWT
  * of that issuer, verified against the keys its metadata names, for the audience `AUTH_RESOURCE`
  * (default `http://127.0.0.1:<PORT>/mcp`); `AUTH_SCOPES` (space-separated) is advertised.
@@ -22,6 +24,14 @@ import { z } from 'zod';
 import type * as Toolwright from '../../../dist/index.js';
 import { libraryEntry } from '../shared/paths.js';
 import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
+import {
+  benchPrompts,
+  benchResources,
+  benchTemplates,
+  operationsFromEnv,
+  promptText,
+  recordText,
+} from '../shared/operations.js';
 import { answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
 
 const setupStart = performance.now();
@@ -39,7 +49,8 @@ if (telemetryMode === 'memory') {
 }
 const telemetryMs = performance.now() - setupStart;
 
-const { ToolsModule, defineRuntimeTool } = (await import(libraryEntry())) as typeof Toolwright;
+const { ToolsModule, defineRuntimeTool, defineResource, defineResourceTemplate, definePrompt } =
+  (await import(libraryEntry())) as typeof Toolwright;
 const importMs = performance.now() - setupStart - telemetryMs;
 
 const BODY_LIMIT = 4 * 1024 * 1024;
@@ -73,11 +84,44 @@ const tools = benchTools(count).map((spec) =>
   }),
 );
 
+const resources = benchResources().map((spec) =>
+  defineResource({
+    uri: spec.uri,
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    mimeType: spec.mimeType,
+    read: () => spec.text,
+  }),
+);
+const templates = benchTemplates().map((spec) =>
+  defineResourceTemplate({
+    uriTemplate: spec.uriTemplate,
+    name: spec.name,
+    description: spec.description,
+    mimeType: spec.mimeType,
+    variables: z.object({ [spec.variable]: z.string() }),
+    read: ({ input }) => recordText(spec.name, String(input[spec.variable])),
+  }),
+);
+const topic = z.string().describe('What to summarise');
+const tone = z.string().optional().describe('How the summary should sound');
+const prompts = benchPrompts().map((spec) =>
+  definePrompt({
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    args: spec.withTone ? z.object({ topic, tone }) : z.object({ topic }),
+    get: ({ input }) => promptText(spec.name, input),
+  }),
+);
+const operations = operationsFromEnv() ? [...resources, ...templates, ...prompts] : [];
+
 class AppModule {}
 Module({
   imports: [
     ToolsModule.forRoot({
-      registry: tools,
+      registry: [...tools, ...operations],
       mcp: {
         path: '/mcp',
         serverInfo: { name: 'toolwright-bench', version: '0.0.0' },
