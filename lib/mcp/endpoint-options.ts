@@ -33,9 +33,10 @@ export interface McpEndpointOptions {
    */
   protocol?: McpProtocolMode;
   /**
-   * Answer `tools/list` and plain `tools/call` requests without building an SDK server for each
-   * request, where the answer is exactly the SDK's (a property test compares both paths). Turn
-   * off to route every request through the SDK. @default true
+   * Answer `tools/list`, plain `tools/call`, the resources, templates and prompts lists every
+   * caller sees, and `resources/read`, without building an SDK server for each request, where
+   * the answer is exactly the SDK's (a property test compares both paths). Turn off to route
+   * every request through the SDK. @default true
    */
   directAnswers?: boolean;
   /**
