@@ -5,7 +5,6 @@
  * every kind of prompt content, what an unknown URI or prompt names).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { parseCliArguments } from '../../lib/cli/cli-arguments.js';
 import { runCliCommand, type CliCommand } from '../../lib/cli/cli-commands.js';
@@ -18,43 +17,12 @@ import {
   ToolError,
   type ToolInvoker,
 } from '../../lib/core/index.js';
-import { compileFixture } from './compiled-fixture.js';
+import { compileFixture, runCli, type CliRun } from './compiled-fixture.js';
 
 const FIXTURE = 'test/fixtures/cli-operations-app.ts';
 
 /** The bytes of the fixture's `kb://logo`: a PNG signature, not valid UTF-8. */
 const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-interface CliRun {
-  code: number | null;
-  /** The raw bytes on stdout: `read` may write binary. */
-  bytes: Buffer;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the compiled fixture CLI as a child process, with `stdin` piped (then closed). */
-function runCli(entry: string, args: string[], stdin = ''): Promise<CliRun> {
-  const { NODE_OPTIONS: _jestVmModules, ...env } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], {
-      cwd: process.cwd(),
-      env: { ...env, NO_COLOR: '1' },
-    });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const bytes = Buffer.concat(chunks);
-      resolve({ code, bytes, stdout: bytes.toString('utf8'), stderr });
-    });
-    child.stdin.end(stdin);
-  });
-}
 
 describe('resources and prompts on the command line (child process)', () => {
   let compiled: Awaited<ReturnType<typeof compileFixture>> | undefined;

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,40 +10,9 @@ import { runCliCommand } from '../../lib/cli/cli-commands.js';
 import { readCallArguments } from '../../lib/cli/cli-input.js';
 import { CliUsageError } from '../../lib/cli/cli-usage.js';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
-import { compileFixture } from './compiled-fixture.js';
+import { compileFixture, runCli, type CliRun } from './compiled-fixture.js';
 
 const FIXTURE = 'test/fixtures/cli-app.ts';
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the fixture CLI as a child process, as a shell would, with `stdin` piped (then closed).
- * `entry` is the fixture compiled as tsx would run it (`node --import tsx test/fixtures/cli-app.ts`).
- */
-function runCli(entry: string, args: string[], stdin = ''): Promise<CliRun> {
-  const { NODE_OPTIONS: _jestVmModules, ...env } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], {
-      cwd: process.cwd(),
-      env: { ...env, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(stdin);
-  });
-}
 
 describe('runToolsCli (child process)', () => {
   let dir: string;

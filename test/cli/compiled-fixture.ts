@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,4 +40,39 @@ export async function compileFixture(
     entry: join(out, fixture.replace(/\.ts$/, '.js')),
     dispose: () => rm(out, { recursive: true, force: true }),
   };
+}
+
+/** How a CLI child process ended: its exit code, stdout (as bytes and text) and stderr. */
+export interface CliRun {
+  code: number | null;
+  /** The raw bytes on stdout: `read` may write binary. */
+  bytes: Buffer;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a compiled fixture CLI (`entry`, see {@link compileFixture}) as a child process, as a
+ * shell would, with `stdin` piped (then closed); killed after a minute as a safety net.
+ */
+export function runCli(entry: string, args: string[], stdin = ''): Promise<CliRun> {
+  const { NODE_OPTIONS: _jestVmModules, ...env } = process.env;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry, ...args], {
+      cwd: process.cwd(),
+      env: { ...env, NO_COLOR: '1' },
+    });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const bytes = Buffer.concat(chunks);
+      resolve({ code, bytes, stdout: bytes.toString('utf8'), stderr });
+    });
+    child.stdin.end(stdin);
+  });
 }
