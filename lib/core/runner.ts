@@ -143,12 +143,12 @@ class HandlerCall implements ToolCall<unknown, unknown> {
     return this.run.signal;
   }
 
-  // Made when a handler reads them (most never do), bound so that they can be destructured.
   /** The URI a resource read reads (see `ResourceCall`). */
   get uri(): string | undefined {
     return this.run.call.uri;
   }
 
+  // Made when a handler reads them (most never do), bound so that they can be destructured.
   get confirm(): (message: string) => Promise<boolean> {
     return (message) => askConfirm(this.asking(), message);
   }
@@ -212,7 +212,6 @@ export function runTool(
         id: nextId(),
         name: tool.spec.name,
         kind: tool.kind,
-        ...(request.uri !== undefined && { uri: request.uri }),
         transport: request.transport,
         source: request.source,
         depth: parent.call.depth + 1,
@@ -222,11 +221,12 @@ export function runTool(
         id: nextId(),
         name: tool.spec.name,
         kind: tool.kind,
-        ...(request.uri !== undefined && { uri: request.uri }),
         transport: request.transport,
         source: request.source,
         depth: 0,
       };
+  // Only a resource read has a URI: a tool call's identity keeps its usual shape.
+  if (request.uri !== undefined) (call as { uri?: string }).uri = request.uri;
   const run = new Run(tool, request, settings, Object.freeze(call));
   // A nested call is cancelled with its parent, and asks its questions through its parent's caller.
   run.callerSignal = parent ? combineSignals(request.signal, parent.signal) : request.signal;
