@@ -654,11 +654,9 @@ function byUri(resources: readonly CompiledTool[]): ReadonlyMap<string, Compiled
  * content that does not name its own.
  */
 function withUri(contents: unknown, call: ToolCallInfo): ResourceRead {
-  return {
-    contents: (contents as ResourceContents[]).map((content) =>
-      content.uri === undefined ? ({ ...content, uri: call.uri! } as ResourceContents) : content,
-    ),
-  };
+  // The contents are the output check's own objects, made for this read.
+  for (const content of contents as Array<{ uri?: string }>) content.uri ??= call.uri;
+  return { contents: contents as ResourceContents[] };
 }
 
 /** Warns about the tools whose annotations some assistant directories require and lack. */

@@ -100,40 +100,93 @@ export type ResourceCall<Variables = Record<string, never>, Context = ToolContex
   readonly uri: string;
 };
 
-const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'Expected bytes');
-const meta = z.record(z.string(), z.unknown()).optional();
-const resourceItem = z.union([
-  z.string(),
-  bytes,
-  z.strictObject({
-    uri: z.string().optional(),
-    mimeType: z.string().optional(),
-    text: z.string(),
-    _meta: meta,
-  }),
-  z.strictObject({
-    uri: z.string().optional(),
-    mimeType: z.string().optional(),
-    blob: z.union([bytes, z.base64()]),
-    _meta: meta,
-  }),
-]);
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const CONTENT_KEYS: ReadonlySet<string> = new Set(['uri', 'mimeType', 'text', 'blob', '_meta']);
 
-/** Checks a read's body and makes it MCP contents (without the URI, which each call adds). */
-function resourceOutput(mimeType: string | undefined) {
-  return z.union([resourceItem, z.array(resourceItem).min(1)]).transform((body) =>
-    (Array.isArray(body) ? body : [body]).map((item: z.output<typeof resourceItem>) => {
-      if (typeof item === 'string') return withType({ text: item }, mimeType);
-      if (item instanceof Uint8Array) return withType({ blob: base64(item) }, mimeType);
-      const { mimeType: own, ...rest } = item;
-      if ('blob' in rest && rest.blob instanceof Uint8Array) rest.blob = base64(rest.blob);
-      return withType(rest, own ?? mimeType);
-    }),
-  );
+/** Why one item of a read's body is not a content, or `undefined` when it is one. */
+function itemProblem(item: unknown): string | undefined {
+  if (typeof item === 'string' || item instanceof Uint8Array) return undefined;
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    return 'is not text, bytes or { text | blob }';
+  }
+  const content = item as Record<string, unknown>;
+  for (const key of Object.keys(content)) {
+    if (!CONTENT_KEYS.has(key)) return `has the unknown key "${key}"`;
+  }
+  const { uri, mimeType, text, blob, _meta } = content;
+  if (uri !== undefined && typeof uri !== 'string') return 'has a uri that is not a string';
+  if (mimeType !== undefined && typeof mimeType !== 'string') {
+    return 'has a mimeType that is not a string';
+  }
+  if (
+    _meta !== undefined &&
+    (typeof _meta !== 'object' || _meta === null || Array.isArray(_meta))
+  ) {
+    return 'has a _meta that is not an object';
+  }
+  if ((text === undefined) === (blob === undefined)) return 'needs text or blob, one of them';
+  if (text !== undefined && typeof text !== 'string') return 'has a text that is not a string';
+  if (
+    blob !== undefined &&
+    !(blob instanceof Uint8Array || (typeof blob === 'string' && BASE64.test(blob)))
+  ) {
+    return 'has a blob that is neither bytes nor base64';
+  }
+  return undefined;
 }
 
-function withType<T extends object>(content: T, mimeType: string | undefined) {
-  return mimeType === undefined ? content : { ...content, mimeType };
+/**
+ * One content as MCP sends it, `uri` first: the item's own, else left for the read to fill in
+ * (each read adds the URI it read).
+ */
+function toContent(item: unknown, mimeType: string | undefined): Record<string, unknown> {
+  if (typeof item === 'string') {
+    return mimeType === undefined
+      ? { uri: undefined, text: item }
+      : { uri: undefined, mimeType, text: item };
+  }
+  if (item instanceof Uint8Array) {
+    return mimeType === undefined
+      ? { uri: undefined, blob: base64(item) }
+      : { uri: undefined, mimeType, blob: base64(item) };
+  }
+  const { uri, mimeType: own, text, blob, _meta } = item as Record<string, unknown>;
+  const type = own ?? mimeType;
+  const content: Record<string, unknown> = { uri };
+  if (type !== undefined) content.mimeType = type;
+  if (text !== undefined) content.text = text;
+  else content.blob = blob instanceof Uint8Array ? base64(blob) : blob;
+  if (_meta !== undefined) content._meta = _meta;
+  return content;
+}
+
+/**
+ * Checks a read's body and makes it MCP contents (without the URI, which each call adds): text,
+ * bytes, `{ text | blob, mimeType?, uri?, _meta? }`, or a non-empty list of them. Checked by
+ * hand rather than by a union of schemas: a read is as frequent as a call.
+ */
+function resourceOutput(mimeType: string | undefined) {
+  return z
+    .unknown()
+    .check((check) => {
+      const body = check.value;
+      const items = Array.isArray(body) ? body : [body];
+      const problem =
+        items.length === 0
+          ? 'is an empty list'
+          : items.map((item, index) => [itemProblem(item), index] as const).find(([why]) => why);
+      if (problem === undefined) return;
+      const [why, index] = typeof problem === 'string' ? [problem, undefined] : problem;
+      check.issues.push({
+        code: 'custom',
+        message: `A resource read's body ${Array.isArray(body) && index !== undefined ? `item ${index} ` : ''}${why}.`,
+        input: body,
+        path: index !== undefined && Array.isArray(body) ? [index] : [],
+      });
+    })
+    .transform((body) =>
+      (Array.isArray(body) ? body : [body]).map((item) => toContent(item, mimeType)),
+    );
 }
 
 function base64(value: Uint8Array): string {

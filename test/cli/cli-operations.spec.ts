@@ -122,7 +122,7 @@ describe('resources and prompts on the command line (child process)', () => {
     const { code, stdout } = await runs.readJson;
     expect(code).toBe(0);
     expect(stdout).toBe(
-      '{"contents":[{"text":"Install the client, then sign in.","mimeType":"text/plain","uri":"kb://articles/vpn-setup"}]}\n',
+      '{"contents":[{"uri":"kb://articles/vpn-setup","mimeType":"text/plain","text":"Install the client, then sign in."}]}\n',
     );
   });
 
