@@ -78,10 +78,13 @@ export interface ToolAsker {
 }
 
 /** The answer a caller that cannot ask gives: the call fails with `USER_INPUT_UNAVAILABLE`. */
-export function inputUnavailable(name: string): ToolError {
+export function inputUnavailable(
+  name: string,
+  hint = 'Pass an `ask` callback to the invoker, or call the tool from a surface that asks its user.',
+): ToolError {
   return new ToolError('USER_INPUT_UNAVAILABLE', {
     message: `Tool "${name}" needs an answer from the user, and this caller cannot ask one.`,
-    hint: 'Pass an `ask` callback to the invoker, or call the tool from a surface that asks its user.',
+    hint,
   });
 }
 

@@ -2,7 +2,6 @@ import type { ToolRunnableConfig } from '@langchain/core/tools';
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
 import { inputPending, inputUnavailable, type ToolAsk, type ToolQuestion } from '../core/asking.js';
 import { currentFrame } from '../core/call-context.js';
-import { ToolError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 
 /**
@@ -131,9 +130,6 @@ const NO_CHECKPOINTER =
 /** The `ask` of a call no one can answer: its questions fail with `USER_INPUT_UNAVAILABLE`. */
 function cannotAsk(hint: string): ToolAsk {
   return ({ call }) => {
-    throw new ToolError('USER_INPUT_UNAVAILABLE', {
-      message: inputUnavailable(call.name).message,
-      hint,
-    });
+    throw inputUnavailable(call.name, hint);
   };
 }

@@ -55,6 +55,14 @@ export function elicitationParams(question: ToolQuestion): {
   };
 }
 
+/** How a 2025-era question left unanswered for `waitMs` ends its call (HTTP and stdio alike). */
+export function unansweredInTime(tool: string, waitMs: number): ToolError {
+  return new ToolError('REQUEST_TIMEOUT', {
+    message: `Tool "${tool}" asked the user and got no answer within ${waitMs / 1000} s.`,
+    hint: 'Call the tool again when the user can answer.',
+  });
+}
+
 /** The SDK's words for a `requestState` it refuses, so that every refusal reads the same. */
 function invalidState(): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {

@@ -81,7 +81,7 @@ export function directRequest(
   }
   // A list of resources, templates or prompts only when every caller sees it whole, and only
   // when the server declares it (the SDK answers -32601 otherwise).
-  if (isListMethod(method) && method !== 'tools/list' && !surface.hasSharedList(method)) {
+  if (isListMethod(method) && method !== 'tools/list' && !surface.sharedListOf(method)) {
     return undefined;
   }
   // The SDK's request ids: a string, or an integer it can hold exactly.

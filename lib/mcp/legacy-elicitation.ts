@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAnswer, ToolQuestion } from '../core/asking.js';
 import { ToolError } from '../core/errors.js';
-import { elicitationParams } from './asking.js';
+import { elicitationParams, unansweredInTime } from './asking.js';
 
 /** The id prefix of the `elicitation/create` requests this process sends. */
 const ID_PREFIX = 'tw-elicit-';
@@ -82,12 +82,7 @@ export class LegacyElicitation {
       const timer = setTimeout(() => {
         done();
         void cancelled('No answer in time.');
-        reject(
-          new ToolError('REQUEST_TIMEOUT', {
-            message: `Tool "${question.call.name}" asked the user and got no answer within ${this.waitMs / 1000} s.`,
-            hint: 'Call the tool again when the user can answer.',
-          }),
-        );
+        reject(unansweredInTime(question.call.name, this.waitMs));
       }, this.waitMs);
       const abandoned = () => {
         done();

@@ -27,7 +27,7 @@ import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
-import { elicitationParams, McpAsking, type McpAskRound } from './asking.js';
+import { elicitationParams, McpAsking, unansweredInTime, type McpAskRound } from './asking.js';
 import type { ToolAsk, ToolQuestion } from '../core/asking.js';
 import { LegacyElicitation } from './legacy-elicitation.js';
 import { McpOperationSurface } from './operation-surface.js';
@@ -240,14 +240,6 @@ export class McpToolSurface {
   /** Reads a resource for a `resources/read` (see `McpOperationSurface.read`). */
   read(uri: string, signal: AbortSignal, traceContext: unknown): Promise<{ contents: object[] }> {
     return this.operations!.read(uri, signal, traceContext);
-  }
-
-  /** Whether {@link sharedListOf} has the list of a method. */
-  hasSharedList(method: string): boolean {
-    return (
-      this.operations?.sharedList(method as Parameters<McpToolSurface['sharedListOf']>[0]) !==
-      undefined
-    );
   }
 
   /**
@@ -473,10 +465,7 @@ const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 function elicitationFailure(question: ToolQuestion, error: unknown, waitMs: number): unknown {
   const tool = question.call.name;
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-    return new ToolError('REQUEST_TIMEOUT', {
-      message: `Tool "${tool}" asked the user and got no answer within ${waitMs / 1000} s.`,
-      hint: 'Call the tool again when the user can answer.',
-    });
+    return unansweredInTime(tool, waitMs);
   }
   if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
     return new ToolError('VALIDATION_ERROR', {
