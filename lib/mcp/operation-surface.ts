@@ -10,6 +10,7 @@ import {
 import { invokerInternals } from '../core/compiled-tools.js';
 import { ToolError } from '../core/errors.js';
 import { listsPerCaller } from '../core/listing.js';
+import { isThenable } from '../core/maybe-async.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { InvokeOptions, ToolInvoker } from '../core/invoker.js';
 import type { OperationDescriptor } from '../core/operations.js';
@@ -219,13 +220,9 @@ export class McpOperationSurface {
     missing: (error: ToolError) => ProtocolError,
   ): Promise<ToolResult<T>> {
     try {
-      return await start({
-        transport: 'MCP',
-        source: 'mcp',
-        context: await this.settings.context(),
-        signal,
-        traceContext,
-      });
+      let context = this.settings.context();
+      if (isThenable(context)) context = await context;
+      return await start({ transport: 'MCP', source: 'mcp', context, signal, traceContext });
     } catch (error) {
       if (ToolError.is(error) && error.code === 'NOT_FOUND') throw missing(error);
       if (ToolError.is(error)) throw protocolError(error);
