@@ -37,6 +37,7 @@ export default tseslint.config(
   layer('lib/ai', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', '@langchain/*']),
   layer('lib/langchain', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', 'ai']),
   layer('lib/nest', ['core', 'mcp', 'cli'], ['ai', '@langchain/*']),
+  layer('lib/redis', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*']),
 );
 
 /**
@@ -45,7 +46,7 @@ export default tseslint.config(
  */
 function layer(folder, allowed, packages) {
   const name = folder.slice('lib/'.length);
-  const others = ['core', 'mcp', 'nest', 'cli', 'ai', 'langchain'].filter(
+  const others = ['core', 'mcp', 'nest', 'cli', 'ai', 'langchain', 'redis'].filter(
     (other) => other !== name && !allowed.includes(other),
   );
   const message = `${folder} may import ${allowed.length ? allowed.join(', ') + ' and ' : ''}its own files only (every import points toward core).`;

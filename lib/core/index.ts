@@ -87,3 +87,5 @@ export type {
   ToolSource,
   ToolTransport,
 } from './types.js';
+export { InMemoryInstanceBus } from './instance-bus.js';
+export type { InstanceBus } from './instance-bus.js';

@@ -70,7 +70,8 @@ function invalidState(): ProtocolError {
   });
 }
 
-function digest(value: unknown): string {
+/** A SHA-256 digest of a value's JSON: what may leave the process in place of the value. */
+export function digest(value: unknown): string {
   return createHash('sha256')
     .update(JSON.stringify(value) ?? '')
     .digest('base64url');

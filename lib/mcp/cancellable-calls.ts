@@ -1,7 +1,29 @@
+import type { InstanceBus } from '../core/instance-bus.js';
+import { digest } from './asking.js';
+
+/** Where a cancellation that reached another instance is passed on. */
+const CANCELLATIONS = 'toolwright:mcp:cancellations';
+
+/** A cancellation passed on to the other instances: the caller travels as a digest. */
+interface PassedCancellation {
+  readonly who: string;
+  readonly requestId: unknown;
+  readonly reason?: unknown;
+}
+
+/** The calls in flight under one caller and request id. */
+interface Entry {
+  readonly caller: string;
+  readonly requestId: unknown;
+  readonly controllers: Set<AbortController>;
+}
+
 /**
  * The 2025-era `tools/call` requests running in this process, so that a 2025-era
- * `notifications/cancelled` — which arrives as its own stateless HTTP request — can abort the
- * call it names. Calls are keyed by the caller (credential and address) and the JSON-RPC id.
+ * `notifications/cancelled` — which arrives as its own stateless HTTP request, perhaps on
+ * another instance — can abort the call it names. Calls are keyed by the caller (credential and
+ * address) and the JSON-RPC id. A cancellation for no call of this process is passed on over
+ * the instance bus, and the instance running the call aborts it.
  *
  * Two clients the server cannot tell apart (same credential, same address — e.g. behind one
  * proxy) number their requests independently, so their ids collide. When more than one call is
@@ -9,7 +31,26 @@
  * rather than risk stopping another client's call.
  */
 export class CancellableCalls {
-  private readonly calls = new Map<string, Set<AbortController>>();
+  private readonly calls = new Map<string, Entry>();
+
+  constructor(private readonly bus?: InstanceBus) {}
+
+  /**
+   * Starts hearing the cancellations that reach other instances; resolves to the function that
+   * stops. Without a bus there is nothing to hear.
+   */
+  listen(): Promise<() => Promise<void>> {
+    if (!this.bus) return Promise.resolve(() => Promise.resolve());
+    return this.bus.subscribe(CANCELLATIONS, (text) => {
+      const { who, requestId, reason } = JSON.parse(text) as PassedCancellation;
+      const id = JSON.stringify(requestId);
+      for (const entry of this.calls.values()) {
+        if (JSON.stringify(entry.requestId) === id && digest(entry.caller) === who) {
+          abortOnly(entry, reason);
+        }
+      }
+    });
+  }
 
   /**
    * Registers a call, with the controller that cancels it (a new one unless the caller owns
@@ -21,32 +62,48 @@ export class CancellableCalls {
     controller = new AbortController(),
   ): { signal: AbortSignal; done: () => void } {
     const key = keyOf(caller, requestId);
-    let entries = this.calls.get(key);
-    if (!entries) this.calls.set(key, (entries = new Set()));
-    entries.add(controller);
-    const tracked = entries;
+    let entry = this.calls.get(key);
+    if (!entry) this.calls.set(key, (entry = { caller, requestId, controllers: new Set() }));
+    entry.controllers.add(controller);
+    const tracked = entry;
     return {
       signal: controller.signal,
       done: () => {
-        tracked.delete(controller);
-        if (tracked.size === 0 && this.calls.get(key) === tracked) this.calls.delete(key);
+        tracked.controllers.delete(controller);
+        if (tracked.controllers.size === 0 && this.calls.get(key) === tracked) {
+          this.calls.delete(key);
+        }
       },
     };
   }
 
-  /** Aborts the caller's call with that id, if it is the only one of that key running here. */
-  cancel(caller: string, requestId: unknown, reason?: unknown): void {
-    const entries = this.calls.get(keyOf(caller, requestId));
-    if (entries?.size !== 1) return;
-    for (const controller of entries) controller.abort(reason);
+  /**
+   * Aborts the caller's call with that id, if it is the only one of that key running here;
+   * when none runs here, passes the cancellation on to the other instances. Resolves once
+   * done; rejects when the bus could not take it.
+   */
+  cancel(caller: string, requestId: unknown, reason?: unknown): Promise<void> {
+    const entry = this.calls.get(keyOf(caller, requestId));
+    if (entry) {
+      abortOnly(entry, reason);
+      return Promise.resolve();
+    }
+    if (!this.bus) return Promise.resolve();
+    const passed: PassedCancellation = { who: digest(caller), requestId, reason };
+    return this.bus.publish(CANCELLATIONS, JSON.stringify(passed));
   }
 
   /** How many calls are in flight. */
   get size(): number {
     let size = 0;
-    for (const entries of this.calls.values()) size += entries.size;
+    for (const entry of this.calls.values()) size += entry.controllers.size;
     return size;
   }
+}
+
+function abortOnly(entry: Entry, reason: unknown): void {
+  if (entry.controllers.size !== 1) return;
+  for (const controller of entry.controllers) controller.abort(reason);
 }
 
 function keyOf(caller: string, requestId: unknown): string {

@@ -1,4 +1,5 @@
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import type { InstanceBus } from '../core/instance-bus.js';
 import type { McpRequestStateOptions } from './asking.js';
 import type { McpAuthOptions } from './auth/bearer-auth.js';
 
@@ -53,15 +54,26 @@ export interface McpEndpointOptions {
    * createMcpHttpHandler(invoker, { requestState: { key: process.env.MCP_STATE_KEY } })
    */
   requestState?: McpRequestStateOptions;
+  /**
+   * What crosses instances behind a load balancer: a 2025-era client's cancellation and its
+   * answer to a question, each a POST of its own that may reach another instance than the
+   * call, and which clients declared elicitation. One process needs none (the default keeps
+   * it in memory); several instances share one, e.g. `RedisInstanceBus` from `toolwright/redis`.
+   *
+   * @example
+   * createMcpHttpHandler(invoker, { bus: new RedisInstanceBus({ redis: new Redis(process.env.REDIS_URL) }) })
+   */
+  bus?: InstanceBus;
 }
 
 /** The endpoint options with every default filled in. */
 export type ResolvedMcpEndpointOptions = Required<
-  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState'>
+  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState' | 'bus'>
 > & {
   instructions?: string;
   auth?: McpAuthOptions;
   requestState?: McpRequestStateOptions;
+  bus?: InstanceBus;
 };
 
 /** Fills in the defaults of the endpoint options, refusing values that cannot work. */
@@ -81,6 +93,7 @@ export function resolveMcpEndpointOptions(
     ...(options.instructions !== undefined && { instructions: options.instructions }),
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.requestState !== undefined && { requestState: options.requestState }),
+    ...(options.bus !== undefined && { bus: options.bus }),
     allowedHosts: options.allowedHosts ?? localhostAllowedHostnames(),
     allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes,

@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { invokerInternals } from '../core/compiled-tools.js';
 import { Drain } from '../core/drain.js';
+import { InMemoryInstanceBus, type InstanceBus } from '../core/instance-bus.js';
 import { missingScopes } from '../core/principal.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import { CancellableCalls } from './cancellable-calls.js';
@@ -65,7 +66,10 @@ export interface McpHttpEndpointSettings {
  */
 export class McpHttpEndpoint {
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
-  private readonly cancellable = new CancellableCalls();
+  private readonly bus: InstanceBus;
+  private readonly cancellable: CancellableCalls;
+  /** The bus subscriptions, once asked for: each resolves to the function that ends it. */
+  private listening?: Promise<Array<() => Promise<void>>>;
   private readonly hosts: string[];
   private readonly origins: string[];
   /** The answers being written, so a shutdown lets them finish. */
@@ -73,7 +77,9 @@ export class McpHttpEndpoint {
   private closing = false;
 
   constructor(private readonly settings: McpHttpEndpointSettings) {
-    const { allowedHosts, allowedOrigins } = settings.options;
+    const { allowedHosts, allowedOrigins, bus } = settings.options;
+    this.bus = bus ?? new InMemoryInstanceBus();
+    this.cancellable = new CancellableCalls(this.bus);
     this.hosts = allowedHosts === false ? [] : [...allowedHosts];
     this.origins = allowedOrigins === false ? [] : [...allowedOrigins];
   }
@@ -93,7 +99,7 @@ export class McpHttpEndpoint {
             return verified && principalFromAuth(verified);
           },
         }),
-        cancellation: { caller: () => this.caller(), calls: this.cancellable },
+        cancellation: { caller: () => this.caller(), calls: this.cancellable, bus: this.bus },
         network: () => httpNetwork(scope.current),
         scaled: true,
       });
@@ -105,6 +111,20 @@ export class McpHttpEndpoint {
       this.prepared = { surface, handler };
     }
     return this.prepared;
+  }
+
+  /**
+   * Prepares the endpoint and starts hearing what other instances pass on (2025-era
+   * cancellations and answers); resolves once the bus subscriptions are in place. A bus that
+   * cannot subscribe rejects.
+   */
+  listen(): Promise<void> {
+    const { surface } = this.prepare();
+    this.listening ??= Promise.all([
+      this.cancellable.listen(),
+      ...(surface.legacyElicitation ? [surface.legacyElicitation.listen()] : []),
+    ]);
+    return this.listening.then(() => undefined);
   }
 
   /**
@@ -140,6 +160,10 @@ export class McpHttpEndpoint {
     this.closing = true;
     await this.answering.close(graceMs);
     await this.prepared?.handler.close();
+    const listening = this.listening;
+    this.listening = undefined;
+    const stops = await listening?.catch(() => []);
+    await Promise.allSettled((stops ?? []).map((stop) => stop()));
   }
 
   /** Waits for an answer still being written, tracked so that a shutdown lets it finish. */
@@ -173,7 +197,7 @@ export class McpHttpEndpoint {
         'retry-after': '1',
       });
     }
-    const { options, scope } = this.settings;
+    const { options } = this.settings;
     const { maxBodyBytes } = options;
     const declared = request.headers['content-length'];
     const parsedBody = parsedJsonBody(request);
@@ -199,16 +223,31 @@ export class McpHttpEndpoint {
       const challenge = this.scopeChallenge(auth, verified, request, parsedBody);
       if (challenge) return writeWebResponse(target, challenge);
     }
-    const { surface, handler } = this.prepare();
+    const { surface } = this.prepare();
     const { legacyElicitation } = surface;
     if (legacyElicitation && options.protocol !== 'modern' && parsedBody !== undefined) {
       // A 2025-era client answers a question with a POST of its own, which the SDK would drop.
-      if (legacyElicitation.settle(parsedBody, this.caller(request))) {
-        target.writeHead(202).end();
-        return;
+      const settled = legacyElicitation.settle(parsedBody, this.caller(request));
+      if (settled) {
+        return settled.then(
+          () => void target.writeHead(202).end(),
+          (error: unknown) => this.busFailed('answer', error, target),
+        );
       }
-      legacyElicitation.remember(this.caller(request), parsedBody);
+      const noted = legacyElicitation.remember(this.caller(request), parsedBody);
+      if (noted) return noted.then(() => this.answer(request, parsedBody, target));
     }
+    return this.answer(request, parsedBody, target);
+  }
+
+  /** Answers a request that passed the checks: directly when it can, otherwise through the SDK. */
+  private answer(
+    request: HttpRequestLike,
+    parsedBody: unknown,
+    target: ServerResponse,
+  ): Promise<unknown> | void {
+    const { options, scope } = this.settings;
+    const { surface, handler } = this.prepare();
     const direct = options.directAnswers
       ? directRequest(request, parsedBody, surface, options.protocol)
       : undefined;
@@ -231,6 +270,24 @@ export class McpHttpEndpoint {
       return scope.run(request, () => answerDirectly(direct, surface, target, span));
     }
     return this.throughSdk(request, parsedBody, handler, target);
+  }
+
+  /**
+   * The answer to a POST whose message had to cross instances and could not: `503`, retryable,
+   * so the client may send it again.
+   */
+  private busFailed(what: string, error: unknown, target: ServerResponse): void {
+    this.settings.logger.error(
+      `[toolwright] MCP: a 2025-era ${what} could not be passed to the other instances:`,
+      error,
+    );
+    jsonRpcError(
+      target,
+      503,
+      ProtocolErrorCode.InternalError,
+      `The ${what} could not be passed to the instance running the call; retry it.`,
+      { 'retry-after': '1' },
+    );
   }
 
   /** A request its host did not sign in (an application's own route): verified here, then served. */

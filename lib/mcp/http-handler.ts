@@ -38,6 +38,15 @@ export interface McpRequestListener {
    * 10 s), then ends what is left. Close the invoker too (`invoker.close()`) to drain its calls.
    */
   close(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * Resolves once the endpoint hears what other instances pass on (see the `bus` option);
+   * rejects when the bus could not subscribe (also logged). Listen after it.
+   *
+   * @example
+   * await handler.ready();
+   * createServer(handler).listen(3000);
+   */
+  ready(): Promise<void>;
 }
 
 interface RequestStore {
@@ -90,7 +99,10 @@ export function createMcpHttpHandler(
         return store && (store.context ??= resolveContext(store.request.raw));
       }),
   });
-  endpoint.prepare();
+  const listening = endpoint.listen();
+  listening.catch((error: unknown) =>
+    logger.error('[toolwright] MCP: the instance bus could not subscribe:', error),
+  );
 
   const serve = (request: IncomingMessage, response: ServerResponse): void => {
     if (request.method !== 'POST') {
@@ -134,6 +146,7 @@ export function createMcpHttpHandler(
   };
   return Object.assign(listener, {
     close: (closeOptions?: { graceMs?: number }) => endpoint.close(closeOptions?.graceMs ?? 10_000),
+    ready: () => listening,
   });
 }
 

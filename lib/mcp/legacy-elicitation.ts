@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAnswer, ToolQuestion } from '../core/asking.js';
 import { ToolError } from '../core/errors.js';
-import { elicitationParams, unansweredInTime } from './asking.js';
+import type { InstanceBus } from '../core/instance-bus.js';
+import type { ToolLogger } from '../core/hooks.js';
+import { digest, elicitationParams, unansweredInTime } from './asking.js';
 
-/** The id prefix of the `elicitation/create` requests this process sends. */
+/** The id prefix of the `elicitation/create` requests this endpoint sends. */
 const ID_PREFIX = 'tw-elicit-';
+/** Where an answer that reached another instance is passed on. */
+const ANSWERS = 'toolwright:mcp:answers';
+/** How long a caller's declaration of elicitation is remembered after its `initialize`. */
+const DECLARATION_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** How many callers' capabilities are remembered; the oldest are forgotten first. */
-const REMEMBERED_CALLERS = 10_000;
+/** An answer passed on to the other instances: the caller travels as a digest. */
+interface PassedAnswer {
+  readonly who: string;
+  readonly message: { id: string } & Record<string, unknown>;
+}
 
 /** A question waiting for its answer POST. */
 interface Waiting {
@@ -21,42 +30,65 @@ interface Waiting {
  * request gets a fresh SDK server that never saw the client's `initialize`, and the client's
  * answer arrives as a separate POST that no server is waiting on.
  *
- * So this process remembers which callers declared the elicitation capability in their
- * `initialize`, writes the `elicitation/create` request on the call's own stream with an
- * unguessable id, and settles the waiting question when a POST carries the response to that id
- * (on this instance: as with cross-request cancellation, a 2025-era client's POSTs must reach the
- * instance that asked). A question left unanswered ends after the wait with `REQUEST_TIMEOUT`;
- * an abandoned call stops waiting at once. Every exit forgets the question.
+ * So the endpoint remembers, on the instance bus, which callers declared the elicitation
+ * capability in their `initialize`; writes the `elicitation/create` request on the call's own
+ * stream with an unguessable id; and settles the waiting question when a POST carries the
+ * response to that id. An answer that reaches another instance is passed on over the bus to
+ * every instance, and the one that asked settles it. A question left unanswered ends after the
+ * wait with `REQUEST_TIMEOUT`; an abandoned call stops waiting at once. Every exit forgets the
+ * question. Callers leave the process only as digests (their key may hold a credential).
  */
 export class LegacyElicitation {
-  /** The callers whose `initialize` declared elicitation, oldest first. */
-  private readonly capable = new Set<string>();
   private readonly waiting = new Map<string, Waiting>();
 
-  constructor(private readonly waitMs: number) {}
+  constructor(
+    private readonly waitMs: number,
+    private readonly bus: InstanceBus,
+    private readonly logger: Pick<ToolLogger, 'error'>,
+  ) {}
 
   /**
-   * Notes what a 2025-era `initialize` declares: whether this caller can answer elicitation.
-   * Anything else is not an `initialize` and is ignored.
+   * Starts hearing the answers that reach other instances; resolves to the function that
+   * stops.
    */
-  remember(caller: string, body: unknown): void {
+  listen(): Promise<() => Promise<void>> {
+    return this.bus.subscribe(ANSWERS, (text) => {
+      const { who, message } = JSON.parse(text) as PassedAnswer;
+      const waiting = this.waiting.get(message.id);
+      if (waiting && digest(waiting.who) === who) waiting.settle(message);
+    });
+  }
+
+  /**
+   * Notes what a 2025-era `initialize` declares, for every instance: whether this caller can
+   * answer elicitation; resolves once noted. Anything else is not an `initialize`: nothing to
+   * note, nothing returned. A note that cannot be kept is logged, and the `initialize` is
+   * answered all the same.
+   */
+  remember(caller: string, body: unknown): Promise<void> | undefined {
     const { method, params } = (body ?? {}) as {
       method?: unknown;
       params?: { capabilities?: { elicitation?: unknown } };
     };
-    if (method !== 'initialize') return;
-    this.capable.delete(caller);
+    if (method !== 'initialize') return undefined;
     const elicitation = params?.capabilities?.elicitation;
-    if (typeof elicitation !== 'object' || elicitation === null) return;
-    this.capable.add(caller);
-    if (this.capable.size > REMEMBERED_CALLERS) {
-      this.capable.delete(this.capable.values().next().value!);
-    }
+    const capable = typeof elicitation === 'object' && elicitation !== null;
+    return this.bus
+      .remember(declarationKey(caller), capable ? '1' : '0', DECLARATION_TTL_MS)
+      .catch((error: unknown) => {
+        this.logger.error(
+          '[toolwright] MCP: a client’s elicitation capability could not be noted on the instance bus:',
+          error,
+        );
+      });
   }
 
-  /** Whether the caller declared elicitation in its last `initialize` to this process. */
-  canAsk(caller: string): boolean {
-    return this.capable.has(caller);
+  /**
+   * Whether the caller declared elicitation in its last `initialize`, to any instance. A bus
+   * that cannot answer rejects: the question cannot be asked.
+   */
+  async canAsk(caller: string): Promise<boolean> {
+    return (await this.bus.recall(declarationKey(caller))) === '1';
   }
 
   /**
@@ -121,21 +153,33 @@ export class LegacyElicitation {
   }
 
   /**
-   * Settles the question a POSTed JSON-RPC response answers. Returns whether the message is an
-   * answer to a question of this endpoint (asked here or not), which the caller answers `202`
-   * as the SDK answers any response it is sent; a response from another caller is ignored.
+   * Settles the question a POSTed JSON-RPC response answers: here when it was asked here,
+   * otherwise on the instance that asked, over the bus. Returns `false` for a message that is
+   * not an answer to a question of this endpoint; otherwise a promise that resolves once the
+   * answer is settled or passed on (the caller then answers `202`, as the SDK answers any
+   * response it is sent), and rejects when the bus could not take it. A response from another
+   * caller than the one asked is ignored.
    */
-  settle(body: unknown, who: string): boolean {
+  settle(body: unknown, who: string): false | Promise<void> {
     if (!isOurResponse(body)) return false;
     const waiting = this.waiting.get(body.id);
-    if (waiting?.who === who) waiting.settle(body);
-    return true;
+    if (waiting) {
+      if (waiting.who === who) waiting.settle(body);
+      return Promise.resolve();
+    }
+    const passed: PassedAnswer = { who: digest(who), message: body };
+    return this.bus.publish(ANSWERS, JSON.stringify(passed));
   }
 
   /** How many questions are waiting for their answer. */
   get size(): number {
     return this.waiting.size;
   }
+}
+
+/** Where the bus keeps whether a caller declared elicitation. */
+function declarationKey(caller: string): string {
+  return `toolwright:mcp:elicitation:${digest(caller)}`;
 }
 
 function isOurResponse(body: unknown): body is { id: string } & Record<string, unknown> {

@@ -25,6 +25,7 @@ import type { CompiledTool } from '../core/runner.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
 import type { CancellableCalls } from './cancellable-calls.js';
+import type { InstanceBus } from '../core/instance-bus.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
 import { elicitationParams, McpAsking, unansweredInTime, type McpAskRound } from './asking.js';
@@ -88,7 +89,12 @@ export interface McpServerFactoryOptions {
    * in flight in this process, which a separate `notifications/cancelled` request can cancel.
    * Questions to such a client travel through {@link McpToolSurface.legacyElicitation}.
    */
-  readonly cancellation?: { readonly caller: () => string; readonly calls: CancellableCalls };
+  readonly cancellation?: {
+    readonly caller: () => string;
+    readonly calls: CancellableCalls;
+    /** Where 2025-era answers and declarations cross instances (see `McpEndpointOptions.bus`). */
+    readonly bus: InstanceBus;
+  };
   /** The verified principal of the current request, put in every call's context as `principal`. */
   readonly principal?: () => ToolPrincipal | undefined;
   /** Where the current request came from, for its server span. */
@@ -169,7 +175,13 @@ export class McpToolSurface {
     this.waitMs = (settings.options.requestState?.ttlSeconds ?? 600) * 1000;
     if ([...this.tools.values()].some(({ spec }) => spec.asks)) {
       this.asking = new McpAsking(settings.options.requestState);
-      if (settings.cancellation) this.legacyElicitation = new LegacyElicitation(this.waitMs);
+      if (settings.cancellation) {
+        this.legacyElicitation = new LegacyElicitation(
+          this.waitMs,
+          settings.cancellation.bus,
+          settings.logger,
+        );
+      }
       if (this.asking.ownKey && settings.scaled) {
         settings.logger.warn?.(
           '[toolwright] MCP: tools ask the user, and no requestState key is set: this process ' +
@@ -355,12 +367,23 @@ export class McpToolSurface {
    * {@link legacyElicitation} (the SDK server of the request never saw the client's
    * `initialize`), otherwise (stdio) through the SDK's own `elicitation/create`.
    */
-  private legacyAsk(server: Server, ctx: ServerContext): ToolAsk | undefined {
+  private async legacyAsk(server: Server, ctx: ServerContext): Promise<ToolAsk | undefined> {
     const { legacyElicitation, waitMs } = this;
-    const { cancellation } = this.settings;
+    const { cancellation, logger } = this.settings;
     if (legacyElicitation && cancellation) {
       const caller = cancellation.caller();
-      if (!legacyElicitation.canAsk(caller)) return undefined;
+      try {
+        if (!(await legacyElicitation.canAsk(caller))) return undefined;
+      } catch (error) {
+        // Whether the client can answer is on the bus, which did not say: asking fails.
+        logger.error('[toolwright] MCP: the instance bus could not be read:', error);
+        return (question) =>
+          Promise.reject(
+            new ToolError('SERVICE_UNAVAILABLE', {
+              message: `Tool "${question.call.name}" could not ask the user: the instance bus did not answer.`,
+            }),
+          );
+      }
       return (question, { signal }) =>
         legacyElicitation.ask(question, caller, signal, (message) =>
           server.transport!.send(message as never, { relatedRequestId: ctx.mcpReq.id }),
@@ -427,7 +450,7 @@ export class McpToolSurface {
           asking.refuseStray(ctx);
         }
       } else if (asking && this.tools.get(params.name)?.spec.asks) {
-        ask = this.legacyAsk(server, ctx);
+        ask = await this.legacyAsk(server, ctx);
       }
       const { result, outputSchema } = await this.call(era, params.name, params.arguments, {
         ask,
@@ -448,11 +471,18 @@ export class McpToolSurface {
     this.operations?.register(server, era, (id) => spans?.contextOf(id));
     if (cancellation && era === 'legacy') {
       server.setNotificationHandler('notifications/cancelled', (notification) =>
-        cancellation.calls.cancel(
-          cancellation.caller(),
-          notification.params?.requestId,
-          notification.params?.reason,
-        ),
+        cancellation.calls
+          .cancel(
+            cancellation.caller(),
+            notification.params?.requestId,
+            notification.params?.reason,
+          )
+          .catch((error: unknown) =>
+            this.settings.logger.error(
+              '[toolwright] MCP: a cancellation could not be passed to the other instances:',
+              error,
+            ),
+          ),
       );
     }
     return server;

@@ -7,6 +7,7 @@ const core = await import('toolwright/core');
 const ai = await import('toolwright/ai');
 const langchain = await import('toolwright/langchain');
 const mcp = await import('toolwright/mcp');
+const redis = await import('toolwright/redis');
 
 for (const name of [
   'createToolInvoker',
@@ -33,6 +34,16 @@ assert.equal(
   'function',
   'toolwright/langchain exports createLangChainTools',
 );
+assert.equal(
+  typeof redis.RedisInstanceBus,
+  'function',
+  'toolwright/redis exports RedisInstanceBus',
+);
+assert.equal(
+  typeof core.InMemoryInstanceBus,
+  'function',
+  'toolwright/core exports InMemoryInstanceBus',
+);
 console.log(
-  'package entry points: ok (toolwright, toolwright/core, toolwright/mcp, toolwright/ai, toolwright/langchain)',
+  'package entry points: ok (toolwright, toolwright/core, toolwright/mcp, toolwright/ai, toolwright/langchain, toolwright/redis)',
 );

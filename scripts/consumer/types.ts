@@ -6,6 +6,7 @@ import { createToolInvoker, defineRuntimeTool, type ToolResult } from 'toolwrigh
 import type { McpHttpHandlerOptions } from 'toolwright/mcp';
 import type { AgentToolsOptions } from 'toolwright/ai';
 import type { LangChainToolsOptions } from 'toolwright/langchain';
+import type { RedisInstanceBusOptions } from 'toolwright/redis';
 import { z } from 'zod';
 
 export const echo = defineRuntimeTool({
@@ -27,4 +28,5 @@ export interface EverySurface {
   mcp: McpHttpHandlerOptions;
   ai: AgentToolsOptions;
   langchain: LangChainToolsOptions;
+  redis: RedisInstanceBusOptions;
 }

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool, type ToolInvoker } from '../../lib/core/index.js';
 import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
 import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
+import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
 import type { ToolQuestion } from '../../lib/core/asking.js';
 import { ACCEPT, LEGACY_VERSION, streamedMessages } from '../fixtures/mcp-http.js';
 import { textJson } from './support.js';
@@ -305,16 +306,16 @@ describe('LegacyElicitation forgets every question, whichever way it ends', () =
 
   it('answered, timed out, abandoned, or unsendable', async () => {
     jest.useFakeTimers();
-    const questions = new LegacyElicitation(5_000);
+    const questions = new LegacyElicitation(5_000, new InMemoryInstanceBus(), console);
     const sent: Array<Record<string, any>> = [];
     const send = async (message: Record<string, unknown>) => void sent.push(message);
 
     const answered = questions.ask(question, 'alice', new AbortController().signal, send);
     await Promise.resolve();
     expect(questions.size).toBe(1);
-    expect(
+    await expect(
       questions.settle({ jsonrpc: '2.0', id: sent[0].id, result: { action: 'accept' } }, 'alice'),
-    ).toBe(true);
+    ).resolves.toBeUndefined();
     await expect(answered).resolves.toEqual({ action: 'accept', content: {} });
     expect(questions.size).toBe(0);
 
@@ -343,7 +344,7 @@ describe('LegacyElicitation forgets every question, whichever way it ends', () =
   });
 
   it('a client’s error answer fails the question with USER_INPUT_UNAVAILABLE', async () => {
-    const questions = new LegacyElicitation(5_000);
+    const questions = new LegacyElicitation(5_000, new InMemoryInstanceBus(), console);
     let id = '';
     const asked = questions.ask(
       question,
@@ -364,23 +365,23 @@ describe('LegacyElicitation forgets every question, whichever way it ends', () =
     });
   });
 
-  it('remembers elicitation from initialize, per caller; a later initialize without it forgets', () => {
-    const questions = new LegacyElicitation(5_000);
+  it('remembers elicitation from initialize, per caller; a later initialize without it forgets', async () => {
+    const questions = new LegacyElicitation(5_000, new InMemoryInstanceBus(), console);
     const initialize = (capabilities: object) => ({
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
       params: { capabilities },
     });
-    questions.remember('alice', initialize({ elicitation: {} }));
-    questions.remember('bob', initialize({}));
-    questions.remember('carol', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    expect(['alice', 'bob', 'carol'].map((who) => questions.canAsk(who))).toEqual([
-      true,
-      false,
-      false,
-    ]);
-    questions.remember('alice', initialize({ sampling: {} }));
-    expect(questions.canAsk('alice')).toBe(false);
+    await questions.remember('alice', initialize({ elicitation: {} }));
+    await questions.remember('bob', initialize({}));
+    expect(questions.remember('carol', { jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBe(
+      undefined,
+    );
+    expect(
+      await Promise.all(['alice', 'bob', 'carol'].map((who) => questions.canAsk(who))),
+    ).toEqual([true, false, false]);
+    await questions.remember('alice', initialize({ sampling: {} }));
+    expect(await questions.canAsk('alice')).toBe(false);
   });
 });

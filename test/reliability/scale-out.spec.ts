@@ -31,12 +31,17 @@ import {
   type Seen,
 } from '../mcp/support.js';
 import { TestApps } from '../fixtures/apps.js';
+import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
+import { RedisInstanceBus } from '../../lib/redis/index.js';
+import type { Redis } from 'ioredis';
 
 /**
  * Scale-out: two stateless app instances (one on Express, one on Fastify) behind a round-robin
- * HTTP proxy written here. One client of each SDK generation sends interleaved requests through
- * the proxy; every answer is the same whichever instance gave it, and both instances serve.
+ * HTTP proxy written here, sharing a real Redis as their instance bus. One client of each SDK
+ * generation sends interleaved requests through the proxy; every answer is the same whichever
+ * instance gave it, and both instances serve. A 2025-era client's cancellation and answers,
+ * POSTs of their own that land on the other instance, reach the call over the bus.
  */
 
 /** A round-robin reverse proxy to 127.0.0.1 ports, counting what each upstream served. */
@@ -88,6 +93,34 @@ class RoundRobinProxy {
   }
 }
 
+/**
+ * A bus per instance, each on its own Redis connection as separate processes would have, all
+ * on the run's Redis under a prefix of this suite's own.
+ */
+class InstanceBuses {
+  private readonly clients: Redis[] = [];
+  private release?: () => Promise<void>;
+  private url?: string;
+  private readonly prefix = `scale-out-${process.pid}-${Math.random().toString(36).slice(2)}:`;
+
+  async start(): Promise<void> {
+    const redis = await sharedRedis();
+    this.url = redis.url;
+    this.release = redis.release;
+  }
+
+  bus(): RedisInstanceBus {
+    const client = redisClient(this.url!);
+    this.clients.push(client);
+    return new RedisInstanceBus({ redis: client, prefix: this.prefix });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.quit()));
+    await this.release?.();
+  }
+}
+
 /** What a result says, without what legitimately varies (nothing should). */
 function normalize(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
@@ -95,17 +128,20 @@ function normalize(value: unknown): unknown {
 
 describe('two instances behind a round-robin proxy', () => {
   const apps = new TestApps();
+  const buses = new InstanceBuses();
   const seen: Seen[] = [newSeen(), newSeen()];
   let proxy: RoundRobinProxy;
   let mcpUrl: string;
 
   beforeAll(async () => {
+    await buses.start();
     const instance = (i: number) => ({
       imports: [
         ToolsModule.forRoot({
           registry: mcpTools(seen[i]),
           context: tenantFromHeader,
           hooks: [recordingHooks(seen[i])],
+          mcp: { bus: buses.bus() },
         }),
       ],
     });
@@ -119,6 +155,7 @@ describe('two instances behind a round-robin proxy', () => {
   afterAll(async () => {
     await proxy?.close();
     await apps.closeAll();
+    await buses.stop();
   });
 
   /** The operations each client repeats; `tag` makes each call's arguments its own. */
@@ -261,15 +298,14 @@ describe('two instances behind a round-robin proxy', () => {
 
   // A 2025-era client cancels with a separate `notifications/cancelled` POST and keeps its
   // request open. Behind a round-robin proxy that POST reaches the other instance, which has no
-  // such call: stateless instances share no state, so the cancellation cannot reach the
-  // handler, which runs to its end. Routing the notification back needs shared state (or sticky
-  // sessions), outside a stateless endpoint. Pinned: it turns green the day it works.
-  it.failing(
-    'cancels a 2025 call through the proxy (the notification lands on the other instance)',
-    async () => {
-      await cancelThroughProxy('v1 (2025)', 1500, 1000);
-    },
-  );
+  // such call: it passes the cancellation on over the bus, and the instance running the call
+  // aborts its handler.
+  it('cancels a 2025 call through the proxy: the notification lands on the other instance, the bus carries it', async () => {
+    expect(await cancelThroughProxy('v1 (2025)', 3000, 2000)).toEqual({
+      aborted: true,
+      reason: expect.objectContaining({ name: 'ToolError', code: 'REQUEST_ABORTED' }),
+    });
+  });
 });
 
 /**
@@ -279,12 +315,14 @@ describe('two instances behind a round-robin proxy', () => {
  */
 describe('tools that ask, behind a round-robin proxy', () => {
   const apps = new TestApps();
+  const buses = new InstanceBuses();
   const Priority = z.object({ priority: z.enum(['low', 'normal', 'high']) });
   const runs: number[] = [0, 0];
   let proxy: RoundRobinProxy;
   let mcpUrl: string;
 
   beforeAll(async () => {
+    await buses.start();
     const instance = (i: number) => ({
       imports: [
         ToolsModule.forRoot({
@@ -305,7 +343,10 @@ describe('tools that ask, behind a round-robin proxy', () => {
               },
             }),
           ],
-          mcp: { requestState: { key: 'one key for every instance of the desk', ttlSeconds: 1 } },
+          mcp: {
+            requestState: { key: 'one key for every instance of the desk', ttlSeconds: 1 },
+            bus: buses.bus(),
+          },
         }),
       ],
     });
@@ -319,6 +360,7 @@ describe('tools that ask, behind a round-robin proxy', () => {
   afterAll(async () => {
     await proxy?.close();
     await apps.closeAll();
+    await buses.stop();
   });
 
   it('takes the rounds of a 2026-07-28 call on either instance, the answers carried in the state', async () => {
@@ -342,25 +384,28 @@ describe('tools that ask, behind a round-robin proxy', () => {
 
   // A 2025-era client declares its capabilities in `initialize` and answers a question with a
   // POST of its own. Behind a round-robin proxy those requests reach other instances than the
-  // call: stateless instances share no state, so the question cannot be answered and the call
-  // ends with REQUEST_TIMEOUT (or USER_INPUT_UNAVAILABLE, when the call lands where the
-  // `initialize` did not). Routing them back needs shared state or sticky sessions. Pinned: it
-  // turns green the day it works.
-  it.failing(
-    'asks a 2025 client through the proxy (its answer lands on the other instance)',
-    async () => {
-      const client = new ClientV1(
-        { name: 'desk', version: '1.0.0' },
-        { capabilities: { elicitation: {} } },
-      );
-      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
-      await client.connect(new TransportV1(new URL(mcpUrl)));
-      try {
-        const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-2' } });
-        expect(result.isError).toBeFalsy();
-      } finally {
-        await client.close();
-      }
-    },
-  );
+  // call: the declaration is kept on the bus for every instance, and the answer is passed on to
+  // the instance that asked.
+  it('asks a 2025 client through the proxy: its declaration and its answer cross over the bus', async () => {
+    const client = new ClientV1(
+      { name: 'desk', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    const answers = [{ action: 'accept' }, { action: 'accept', content: { priority: 'low' } }];
+    client.setRequestHandler(ElicitRequestSchema, async () => answers.shift() as never);
+    await client.connect(new TransportV1(new URL(mcpUrl)));
+    const before = runs[0] + runs[1];
+    try {
+      const result = await client.callTool({ name: 'desk_close', arguments: { id: 'T-2' } });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual({
+        closed: true,
+        priority: 'low',
+      });
+    } finally {
+      await client.close();
+    }
+    // One run, on one instance: both answers reached it, whichever instance they landed on.
+    expect(runs[0] + runs[1] - before).toBe(1);
+    expect(answers).toEqual([]);
+  });
 });

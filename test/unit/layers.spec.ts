@@ -26,6 +26,10 @@ const LAYERS: Record<string, { allowed: string[]; packages: string[] }> = {
   },
   'lib/langchain': { allowed: ['core'], packages: ['@nestjs/*', '@modelcontextprotocol/*', 'ai'] },
   'lib/nest': { allowed: ['core', 'mcp', 'cli'], packages: ['ai', '@langchain/*'] },
+  'lib/redis': {
+    allowed: ['core'],
+    packages: ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*'],
+  },
 };
 
 /** The rule's message for an import of a folder the layer may not import. */
@@ -74,6 +78,11 @@ const REFUSED: ReadonlyArray<[folder: string, specifier: string, refusals: Refus
   ['lib/mcp', 'toolwright/core', ['self']],
   ['lib/ai', 'toolwright', ['self']],
   ['lib/nest', 'toolwright/mcp', ['self']],
+  ['lib/redis', '../mcp/index.js', ['folder']],
+  ['lib/redis', '../nest/index.js', ['folder']],
+  ['lib/redis', '@modelcontextprotocol/server', ['package']],
+  ['lib/core', '../redis/index.js', ['folder']],
+  ['lib/mcp', '../redis/index.js', ['folder']],
 ];
 
 /** Imports toward core, which the rule lets through. */
@@ -90,6 +99,8 @@ const ALLOWED: ReadonlyArray<[folder: string, specifier: string]> = [
   ['lib/ai', 'ai'],
   ['lib/nest/mcp', '@modelcontextprotocol/server'],
   ['lib/core', 'zod'],
+  ['lib/redis', '../core/instance-bus.js'],
+  ['lib/redis', 'ioredis'],
 ];
 
 describe('the layer lint rule', () => {

@@ -10,6 +10,7 @@ import { Test } from '@nestjs/testing';
 import { z } from 'zod';
 import * as toolwright from '../../lib/index.js';
 import * as core from '../../lib/core/index.js';
+import * as redis from '../../lib/redis/index.js';
 import * as mcp from '../../lib/mcp/index.js';
 import * as ai from '../../lib/ai/index.js';
 import * as langchain from '../../lib/langchain/index.js';
@@ -20,6 +21,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
   toolwright: {
     ns: toolwright,
     names: [
+      'InMemoryInstanceBus',
       'McpEndpoint',
       'Prompt',
       'Resource',
@@ -55,6 +57,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
   'toolwright/core': {
     ns: core,
     names: [
+      'InMemoryInstanceBus',
       'TOOL_ERROR_STATUS',
       'ToolError',
       'ToolsConfigurationError',
@@ -72,6 +75,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
   'toolwright/mcp': { ns: mcp, names: ['createMcpHttpHandler', 'serveStdio'] },
   'toolwright/ai': { ns: ai, names: ['AgentToolError', 'createAgentTools'] },
   'toolwright/langchain': { ns: langchain, names: ['createLangChainTools', 'isToolInterrupt'] },
+  'toolwright/redis': { ns: redis, names: ['RedisInstanceBus'] },
 };
 
 /** What only the Nest layer exports (its `serveStdio`, for a Nest app, aside). */

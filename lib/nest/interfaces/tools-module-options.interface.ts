@@ -3,6 +3,7 @@ import type { ToolGuard, ToolHooks, UnexpectedErrorLevel } from '../../core/hook
 import type { ToolCollection } from '../../core/registry.js';
 import type { ToolTelemetryOptions } from '../../core/telemetry.js';
 import type { Class, ToolContext } from '../../core/types.js';
+import type { InstanceBus } from '../../core/instance-bus.js';
 import type { McpRequestStateOptions } from '../../mcp/asking.js';
 import type { McpAuthOptions } from '../../mcp/auth/bearer-auth.js';
 import type { McpOptions } from '../mcp/mcp-options.js';
@@ -80,6 +81,16 @@ export interface ToolsModuleOptions {
    * useFactory: (config: ConfigService) => ({ mcpRequestState: { key: config.getOrThrow('MCP_STATE_KEY') } })
    */
   mcpRequestState?: McpRequestStateOptions;
+  /**
+   * What the MCP endpoint shares across instances, when it comes from DI; the same as
+   * `mcp.bus`, which `forRoot` takes. Set one of them.
+   *
+   * @example
+   * useFactory: (config: ConfigService) => ({
+   *   mcpBus: new RedisInstanceBus({ redis: new Redis(config.getOrThrow('REDIS_URL')) }),
+   * })
+   */
+  mcpBus?: InstanceBus;
   /**
    * Run the application's global enhancers (`APP_GUARD`, `useGlobalInterceptors()`, …) on tool
    * calls too, besides those declared on tool classes and methods with `@UseGuards`,

@@ -56,10 +56,20 @@ export class McpService
         'ToolsModule: set the MCP requestState once, in mcp.requestState or in mcpRequestState, not in both.',
       );
     }
+    if (options.bus && toolsOptions.mcpBus) {
+      throw new ToolsConfigurationError(
+        'ToolsModule: set the MCP bus once, in mcp.bus or in mcpBus, not in both.',
+      );
+    }
     const requestState = options.requestState ?? toolsOptions.mcpRequestState;
+    const bus = options.bus ?? toolsOptions.mcpBus;
     this.endpoint = new McpHttpEndpoint({
       invoker,
-      options: requestState ? { ...options, requestState } : options,
+      options: {
+        ...options,
+        ...(requestState && { requestState }),
+        ...(bus && { bus }),
+      },
       scope,
       ...(auth && { auth }),
       logger: {
@@ -71,11 +81,12 @@ export class McpService
   }
 
   /**
-   * Prepares the endpoint in an application that serves HTTP; an application context (the
-   * command line, a worker) serves no MCP, so it prepares nothing and warns of nothing.
+   * Prepares the endpoint in an application that serves HTTP, and subscribes to what other
+   * instances pass on; an application context (the command line, a worker) serves no MCP, so
+   * it prepares nothing and warns of nothing.
    */
-  onApplicationBootstrap(): void {
-    if (this.adapterHost?.httpAdapter) this.endpoint.prepare();
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.adapterHost?.httpAdapter) await this.endpoint.listen();
   }
 
   /**

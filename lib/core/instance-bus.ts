@@ -1,0 +1,84 @@
+/**
+ * What must cross the instances of one application behind a load balancer: messages every
+ * instance receives (a 2025-era cancellation or answer reaches the instance running the call it
+ * names), and short-lived facts any instance reads (which 2025-era callers can answer a
+ * question). One process needs nothing more than {@link InMemoryInstanceBus}, the default;
+ * several share one `RedisInstanceBus` (`toolwright/redis`).
+ *
+ * An implementation settles every promise it returns within a bounded time, and delivers each
+ * message to every listener of its channel on every instance, the publishing one included.
+ *
+ * @example
+ * ToolsModule.forRoot({ mcp: { bus: new RedisInstanceBus({ redis: new Redis(process.env.REDIS_URL) }) } })
+ */
+export interface InstanceBus {
+  /** Sends a message to every listener of the channel, on every instance. */
+  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Calls `listener` with each message published on the channel from now on. Resolves, once
+   * the subscription is in place, to the function that ends it.
+   */
+  subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>>;
+  /** Keeps a value under a key for `ttlMs`, for every instance to read. */
+  remember(key: string, value: string, ttlMs: number): Promise<void>;
+  /** The value kept under a key, unless it expired. */
+  recall(key: string): Promise<string | undefined>;
+}
+
+/**
+ * The {@link InstanceBus} of a single process: messages reach this process's listeners at
+ * once, and remembered values live in memory, the oldest forgotten first beyond `maxKeys`.
+ *
+ * @example
+ * const bus = new InMemoryInstanceBus();
+ * await bus.subscribe('jobs', (message) => console.log(message));
+ * await bus.publish('jobs', 'done'); // logs "done"
+ */
+export class InMemoryInstanceBus implements InstanceBus {
+  private readonly channels = new Map<string, Set<(message: string) => void>>();
+  private readonly values = new Map<string, { value: string; expiresAt: number }>();
+
+  constructor(private readonly options: { maxKeys?: number } = {}) {}
+
+  publish(channel: string, message: string): Promise<void> {
+    for (const listener of [...(this.channels.get(channel) ?? [])]) {
+      try {
+        listener(message);
+      } catch {
+        // A listener's failure is its own: the others still hear the message.
+      }
+    }
+    return Promise.resolve();
+  }
+
+  subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>> {
+    // Each subscription is its own entry, even for a listener subscribed twice.
+    const entry = (message: string) => listener(message);
+    let listeners = this.channels.get(channel);
+    if (!listeners) this.channels.set(channel, (listeners = new Set()));
+    listeners.add(entry);
+    return Promise.resolve(() => {
+      listeners.delete(entry);
+      if (listeners.size === 0 && this.channels.get(channel) === listeners) {
+        this.channels.delete(channel);
+      }
+      return Promise.resolve();
+    });
+  }
+
+  remember(key: string, value: string, ttlMs: number): Promise<void> {
+    this.values.delete(key);
+    this.values.set(key, { value, expiresAt: Date.now() + ttlMs });
+    if (this.values.size > (this.options.maxKeys ?? 10_000)) {
+      this.values.delete(this.values.keys().next().value!);
+    }
+    return Promise.resolve();
+  }
+
+  recall(key: string): Promise<string | undefined> {
+    const entry = this.values.get(key);
+    if (entry === undefined || entry.expiresAt > Date.now()) return Promise.resolve(entry?.value);
+    this.values.delete(key);
+    return Promise.resolve(undefined);
+  }
+}

@@ -1,0 +1,4 @@
+// The public surface of `toolwright/redis`, listed by name.
+export { RedisInstanceBus } from './redis-instance-bus.js';
+export type { RedisInstanceBusOptions } from './redis-instance-bus.js';
+export type { RedisClient, RedisSubscriber } from './redis-client.js';

@@ -1,0 +1,63 @@
+/**
+ * The commands of a Redis client that toolwright's Redis parts use, as `ioredis` (5 or later)
+ * provides them: pass an `ioredis` `Redis` instance.
+ */
+export interface RedisClient {
+  publish(channel: string, message: string): Promise<number>;
+  set(key: string, value: string, millisecondsToken: 'PX', milliseconds: number): Promise<unknown>;
+  get(key: string): Promise<string | null>;
+  hget(key: string, field: string): Promise<string | null>;
+  zrevrank(key: string, member: string): Promise<number | null>;
+  zrevrange(key: string, start: number, stop: number): Promise<string[]>;
+  zrem(key: string, member: string): Promise<number>;
+  /** Runs a Lua script atomically (`EVAL`). */
+  eval(
+    script: string,
+    numberOfKeys: number,
+    ...keysAndArgs: Array<string | number>
+  ): Promise<unknown>;
+  /**
+   * A new connection with the same options but those given, for subscriptions (which take a
+   * connection over).
+   */
+  duplicate(override?: { maxRetriesPerRequest?: number | null }): RedisSubscriber;
+}
+
+/** A connection in subscriber mode, as `ioredis` provides one. */
+export interface RedisSubscriber {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  quit(): Promise<unknown>;
+}
+
+/**
+ * A Redis command that gives up after `ms`: `ioredis` queues commands while it reconnects, and
+ * a caller waiting on Redis must not wait for ever. The timer goes when the command settles.
+ */
+export function within<T>(ms: number, what: string, command: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`Redis did not answer ${what} within ${ms} ms.`)),
+      ms,
+    );
+    let pending: Promise<T>;
+    try {
+      pending = command();
+    } catch (error) {
+      clearTimeout(timer);
+      return reject(error);
+    }
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

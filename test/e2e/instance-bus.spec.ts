@@ -1,0 +1,109 @@
+/**
+ * The MCP endpoint's instance bus in a Nest application: taken from `mcp.bus` or from
+ * `forRootAsync` as `mcpBus` (not both), subscribed at bootstrap (an application whose bus
+ * cannot subscribe does not start), unsubscribed at close, and left alone by an application
+ * context that serves no HTTP.
+ */
+import 'reflect-metadata';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { InMemoryInstanceBus, defineRuntimeTool, ToolsModule } from '../../lib/index.js';
+import type { InstanceBus } from '../../lib/core/instance-bus.js';
+import { TestApps } from '../fixtures/apps.js';
+
+const close = defineRuntimeTool({
+  description: 'Close a ticket once the user confirms',
+  identity: { serviceName: 'desk', action: 'close', method: 'POST' },
+  input: z.object({ id: z.string() }),
+  asks: { confirm: true },
+  handler: async ({ confirm }) => ({ closed: await confirm('Close it?') }),
+});
+
+/** An in-memory bus that records its subscriptions as they start and end. */
+class RecordingBus extends InMemoryInstanceBus {
+  readonly record: string[] = [];
+
+  override async subscribe(channel: string, listener: (message: string) => void) {
+    this.record.push(`+${channel}`);
+    const stop = await super.subscribe(channel, listener);
+    return async () => {
+      this.record.push(`-${channel}`);
+      await stop();
+    };
+  }
+}
+
+const CHANNELS = ['toolwright:mcp:answers', 'toolwright:mcp:cancellations'];
+
+describe('the instance bus of a Nest application', () => {
+  const apps = new TestApps();
+  afterEach(() => apps.closeAll());
+
+  it.each(['express', 'fastify'] as const)(
+    'is subscribed at bootstrap and unsubscribed at close (%s)',
+    async (adapter) => {
+      const bus = new RecordingBus();
+      const { app } = await apps.listen(
+        { imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus } })] },
+        adapter,
+      );
+      expect([...bus.record].sort()).toEqual(CHANNELS.map((channel) => `+${channel}`));
+      apps.forget(app);
+      await app.close();
+      expect(bus.record.filter((entry) => entry.startsWith('-')).sort()).toEqual(
+        CHANNELS.map((channel) => `-${channel}`),
+      );
+    },
+  );
+
+  it('comes from forRootAsync as mcpBus', async () => {
+    const bus = new RecordingBus();
+    await apps.listen({
+      imports: [
+        ToolsModule.forRootAsync({ registry: [close], useFactory: () => ({ mcpBus: bus }) }),
+      ],
+    });
+    expect([...bus.record].sort()).toEqual(CHANNELS.map((channel) => `+${channel}`));
+  });
+
+  it('is set once: mcp.bus and mcpBus together are a bootstrap error', async () => {
+    await expect(
+      apps.init({
+        imports: [
+          ToolsModule.forRootAsync({
+            registry: [close],
+            mcp: { bus: new InMemoryInstanceBus() },
+            useFactory: () => ({ mcpBus: new InMemoryInstanceBus() }),
+          }),
+        ],
+      }),
+    ).rejects.toThrow('ToolsModule: set the MCP bus once, in mcp.bus or in mcpBus, not in both.');
+  });
+
+  it('a bus that cannot subscribe keeps the application from starting, with its reason', async () => {
+    const unreachable: InstanceBus = {
+      ...new InMemoryInstanceBus(),
+      publish: () => Promise.resolve(),
+      remember: () => Promise.resolve(),
+      recall: () => Promise.resolve(undefined),
+      subscribe: () =>
+        Promise.reject(new Error('Redis did not answer a SUBSCRIBE within 2000 ms.')),
+    };
+    await expect(
+      apps.listen({
+        imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus: unreachable } })],
+      }),
+    ).rejects.toThrow('Redis did not answer a SUBSCRIBE within 2000 ms.');
+  });
+
+  it('is left alone by an application context, which serves no MCP', async () => {
+    const bus = new RecordingBus();
+    const { NestFactory } = await import('@nestjs/core');
+    const { Module } = await import('@nestjs/common');
+    @Module({ imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus } })] })
+    class WorkerModule {}
+    const context = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await context.close();
+    expect(bus.record).toEqual([]);
+  });
+});

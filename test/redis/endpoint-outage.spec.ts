@@ -1,0 +1,112 @@
+/**
+ * An endpoint on a Redis bus while Redis goes away and comes back: what must cross instances
+ * gets a clear, retryable answer, what needs no bus is served as usual, nothing crashes, and
+ * the bus works again afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
+import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
+import { RedisInstanceBus } from '../../lib/redis/index.js';
+import { ACCEPT, LEGACY_VERSION } from '../fixtures/mcp-http.js';
+import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
+import { waitFor } from '../fixtures/timing.js';
+
+const close = defineRuntimeTool({
+  description: 'Close a ticket once the user confirms',
+  identity: { serviceName: 'desk', action: 'close', method: 'POST' },
+  input: z.object({ id: z.string() }),
+  asks: { confirm: true },
+  handler: async ({ input, confirm }) => ({ closed: await confirm(`Close ${input.id}?`) }),
+});
+
+let redis: RedisServer;
+let client: Redis;
+let server: Server;
+let listener: McpRequestListener;
+let url: string;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  client = redisClient(redis.url);
+  listener = createMcpHttpHandler(createToolInvoker([close]), {
+    bus: new RedisInstanceBus({ redis: client, commandTimeoutMs: 300, onError: () => undefined }),
+    logger: { error: (message: string) => logged.push(message) },
+  });
+  await listener.ready();
+  server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+});
+afterAll(async () => {
+  await listener?.close({ graceMs: 0 });
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  client?.disconnect();
+  await redis?.stop();
+});
+
+const post = (body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      accept: ACCEPT,
+      'content-type': 'application/json',
+      'mcp-protocol-version': LEGACY_VERSION,
+    },
+    body: JSON.stringify(body),
+  });
+
+/** An answer to a question another instance asked: this one passes it on over the bus. */
+const answerFromElsewhere = () =>
+  post({ jsonrpc: '2.0', id: 'tw-elicit-asked-elsewhere', result: { action: 'accept' } });
+
+const initialize = () =>
+  post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: LEGACY_VERSION,
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 'desk', version: '1.0.0' },
+    },
+  });
+
+describe('the instance bus’s Redis goes away and comes back', () => {
+  it('passes an answer on while Redis is up', async () => {
+    const answered = await answerFromElsewhere();
+    expect(answered.status).toBe(202);
+  });
+
+  it('while it is away: an answer gets a retryable 503 that says why; an initialize is still served', async () => {
+    await redis.stop();
+    const answered = await answerFromElsewhere();
+    expect(answered.status).toBe(503);
+    expect(answered.headers.get('retry-after')).toBe('1');
+    expect(await answered.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32603,
+        message: 'The answer could not be passed to the instance running the call; retry it.',
+      },
+    });
+    expect(logged).toContainEqual(expect.stringContaining('answer could not be passed'));
+
+    const initialized = await initialize();
+    expect(initialized.status).toBe(200);
+    expect(await initialized.text()).toContain('"protocolVersion"');
+    expect(logged).toContainEqual(
+      expect.stringContaining('could not be noted on the instance bus'),
+    );
+  });
+
+  it('once it is back: the same answer is passed on again', async () => {
+    await redis.start();
+    expect(await waitFor(async () => (await answerFromElsewhere()).status === 202)).toBe(true);
+  });
+});

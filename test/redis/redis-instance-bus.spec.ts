@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { RedisInstanceBus } from '../../lib/redis/index.js';
+import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
+import { waitFor } from '../fixtures/timing.js';
+
+/**
+ * The Redis instance bus against a real `redis-server` of this suite's own (it is stopped and
+ * started again): two buses on two connections stand for two instances.
+ */
+describe('RedisInstanceBus', () => {
+  let server: RedisServer;
+  const clients: Redis[] = [];
+  const errors: Error[] = [];
+  const bus = (prefix = 'bus-test:') => {
+    const client = redisClient(server.url);
+    clients.push(client);
+    return new RedisInstanceBus({
+      redis: client,
+      prefix,
+      commandTimeoutMs: 500,
+      onError: (error) => errors.push(error),
+    });
+  };
+
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await server.stop();
+  });
+
+  it('delivers a message to every instance’s listeners, the publisher’s included', async () => {
+    const [a, b] = [bus(), bus()];
+    const heard: string[] = [];
+    const stops = await Promise.all([
+      a.subscribe('news', (message) => heard.push(`a ${message}`)),
+      b.subscribe('news', (message) => heard.push(`b ${message}`)),
+      b.subscribe('other', (message) => heard.push(`other ${message}`)),
+    ]);
+    await a.publish('news', 'hello');
+    expect(await waitFor(() => heard.length === 2)).toBe(true);
+    expect(heard.sort()).toEqual(['a hello', 'b hello']);
+    await Promise.all(stops.map((stop) => stop()));
+  });
+
+  it('keeps applications with different prefixes apart', async () => {
+    const [mine, theirs] = [bus('app-one:'), bus('app-two:')];
+    const heard: string[] = [];
+    const stop = await mine.subscribe('news', (message) => heard.push(message));
+    await theirs.publish('news', 'not for app one');
+    await mine.publish('news', 'for app one');
+    expect(await waitFor(() => heard.length > 0)).toBe(true);
+    expect(heard).toEqual(['for app one']);
+    await theirs.remember('key', 'theirs', 60_000);
+    await expect(mine.recall('key')).resolves.toBeUndefined();
+    await stop();
+  });
+
+  it('ends a subscription: its listener hears nothing more, the channel’s others still do', async () => {
+    const [a, b] = [bus(), bus()];
+    const heard: string[] = [];
+    const stopFirst = await a.subscribe('news', (message) => heard.push(`first ${message}`));
+    const stopSecond = await a.subscribe('news', (message) => heard.push(`second ${message}`));
+    await stopFirst();
+    await b.publish('news', 'after');
+    expect(await waitFor(() => heard.length > 0)).toBe(true);
+    await b.publish('news', 'marker');
+    expect(await waitFor(() => heard.includes('second marker'))).toBe(true);
+    expect(heard).toEqual(['second after', 'second marker']);
+    await stopSecond();
+  });
+
+  it('a listener that throws is reported, and the others still hear the message', async () => {
+    const a = bus();
+    const heard: string[] = [];
+    const before = errors.length;
+    const stops = await Promise.all([
+      a.subscribe('news', () => {
+        throw new Error('listener failed');
+      }),
+      a.subscribe('news', (message) => heard.push(message)),
+    ]);
+    await a.publish('news', 'still heard');
+    expect(await waitFor(() => heard.length === 1)).toBe(true);
+    expect(errors.slice(before).map((error) => error.message)).toEqual(['listener failed']);
+    await Promise.all(stops.map((stop) => stop()));
+  });
+
+  it('remembers a value for every instance until Redis expires it', async () => {
+    const [a, b] = [bus(), bus()];
+    await a.remember('declared', '1', 60_000);
+    await expect(b.recall('declared')).resolves.toBe('1');
+    await a.remember('brief', '1', 30);
+    expect(await waitFor(async () => (await b.recall('brief')) === undefined)).toBe(true);
+  });
+
+  it('fails clearly while Redis is away, and works again once it is back', async () => {
+    const [a, b] = [bus(), bus()];
+    const heard: string[] = [];
+    const stop = await b.subscribe('news', (message) => heard.push(message));
+    await server.stop();
+    for (const attempt of [
+      () => a.publish('news', 'lost'),
+      () => a.remember('declared', '1', 60_000),
+      () => a.recall('declared'),
+    ]) {
+      await expect(attempt()).rejects.toThrow(/Redis|retries|Connection/);
+    }
+    await server.start();
+    // The subscriber connection comes back and subscribes again on its own.
+    expect(
+      await waitFor(async () => {
+        await a.publish('news', 'back').catch(() => undefined);
+        return heard.includes('back');
+      }),
+    ).toBe(true);
+    await a.remember('declared', '1', 60_000);
+    await expect(b.recall('declared')).resolves.toBe('1');
+    await stop();
+  });
+});
