@@ -85,6 +85,7 @@ export function createRuntimeToolFactory<C extends z.ZodType>(
         present: config.present,
         scopes: config.scopes,
         asks: config.asks,
+        task: config.task,
         icons: config.icons,
         _meta: config._meta,
         handler: config.handler,

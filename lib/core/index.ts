@@ -83,9 +83,12 @@ export type {
   ToolLogLevel,
   ToolMethod,
   ToolOperation,
+  ToolTaskSupport,
   ToolProgress,
   ToolSource,
   ToolTransport,
 } from './types.js';
 export { InMemoryInstanceBus } from './instance-bus.js';
 export type { InstanceBus } from './instance-bus.js';
+export { InMemoryTaskStore } from './task-store.js';
+export type { TaskRecord, TaskStatus, TaskStore } from './task-store.js';

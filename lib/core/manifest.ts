@@ -1,7 +1,7 @@
 import type { ToolSpec } from './runtime-tool.js';
 import { assertElicitationSchema } from './asking.js';
 import { toJsonSchema, type JsonSchema } from './schema.js';
-import type { ToolAnnotations, ToolIdentity, ToolTransport } from './types.js';
+import type { ToolAnnotations, ToolIdentity, ToolTaskSupport, ToolTransport } from './types.js';
 import type { OperationIcon } from './operations.js';
 
 /**
@@ -22,6 +22,8 @@ export interface ToolDescriptor {
   readonly scopes?: readonly string[];
   /** What the tool may ask the user: a confirmation, and the JSON Schemas it may elicit with. */
   readonly asks?: { readonly confirm: boolean; readonly elicit: readonly JsonSchema[] };
+  /** Whether MCP clients may (`optional`) or must (`required`) run it as a task. */
+  readonly task?: ToolTaskSupport;
   /** Icons clients may show. */
   readonly icons?: readonly OperationIcon[];
   /** Metadata MCP lists carry (`_meta`). */
@@ -44,6 +46,7 @@ export function describeTool(spec: ToolSpec): ToolDescriptor {
     inputSchema: toJsonSchema(spec.input, 'input', owner),
     ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output', owner) }),
     ...(spec.scopes !== undefined && { scopes: spec.scopes }),
+    ...(spec.task !== undefined && { task: spec.task }),
     ...(spec.icons !== undefined && { icons: spec.icons }),
     ...(spec._meta !== undefined && { _meta: spec._meta }),
     ...(spec.asks !== undefined && {

@@ -17,6 +17,7 @@ import {
   type ToolLog,
   type ToolMethod,
   type ToolProgress,
+  type ToolTaskSupport,
   type ToolTransport,
 } from './types.js';
 
@@ -89,6 +90,8 @@ export interface ToolSpec {
   readonly scopes?: readonly string[];
   /** What the tool may ask the user while it runs. */
   readonly asks?: ToolAsks;
+  /** Whether MCP clients may (or must) run it as a task. */
+  readonly task?: ToolTaskSupport;
   /**
    * A resource or a prompt that runs like a tool (see `defineResource`, `definePrompt`), with
    * what MCP lists of it; absent for a tool.
@@ -147,6 +150,15 @@ export interface RuntimeToolConfig<
    * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'high']) })] }
    */
   asks?: ToolAsks;
+  /**
+   * Run it as an MCP task: the client gets a handle at once and polls for the result, so the
+   * call outlives any one HTTP request. `optional` lets the client choose; `required` makes every
+   * MCP call a task. See docs/tasks.md.
+   *
+   * @example
+   * task: 'optional'
+   */
+  task?: ToolTaskSupport;
   /** Icons clients may show for the tool (MCP `icons`: `{ src, mimeType?, sizes?, theme? }`). */
   icons?: readonly OperationIcon[];
   /**
@@ -189,6 +201,7 @@ export interface ToolDeclaration {
   present?: ToolPresenters<any>;
   scopes?: readonly string[];
   asks?: ToolAsks;
+  task?: ToolTaskSupport;
   /** A resource or prompt (see `OperationDeclaration`). */
   operation?: OperationSpec;
   icons?: readonly OperationIcon[];
@@ -220,6 +233,7 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
   if (declaration.timeoutMs !== undefined) spec.timeoutMs = declaration.timeoutMs;
   if (declaration.present !== undefined) spec.present = Object.freeze({ ...declaration.present });
   if (declaration.operation !== undefined) spec.operation = declaration.operation;
+  if (declaration.task !== undefined) spec.task = declaration.task;
   if (declaration.icons !== undefined) spec.icons = deepFreeze(declaration.icons);
   if (declaration._meta !== undefined) spec._meta = deepFreeze(declaration._meta);
   if (declaration.scopes !== undefined && declaration.scopes.length > 0) {
@@ -297,6 +311,16 @@ export function assertToolSpec(spec: ToolSpec): void {
     }
   }
   if (spec.asks !== undefined) assertToolAsks(spec.asks, `Tool "${spec.name}" (${where})`);
+  if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
+    throw new ToolsConfigurationError(
+      `Tool "${spec.name}" (${where}) has task ${JSON.stringify(spec.task)}; use 'optional' or 'required'.`,
+    );
+  }
+  if (spec.task !== undefined && spec.operation !== undefined) {
+    throw new ToolsConfigurationError(
+      `"${spec.name}" (${where}) is a ${spec.operation.kind}: only tools run as tasks.`,
+    );
+  }
   assertListingMetadata(spec, `"${spec.name}" (${where})`);
   if (spec.present !== undefined && spec.output === undefined) {
     throw new ToolsConfigurationError(

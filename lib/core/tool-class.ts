@@ -3,7 +3,13 @@ import type { ToolAsks } from './asking.js';
 import type { OperationIcon, OperationSpec } from './operations.js';
 import { ToolsConfigurationError } from './errors.js';
 import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
-import type { Class, ToolAnnotations, ToolMethod, ToolTransport } from './types.js';
+import type {
+  Class,
+  ToolAnnotations,
+  ToolMethod,
+  ToolTaskSupport,
+  ToolTransport,
+} from './types.js';
 
 /**
  * Where a tool class keeps its metadata: a static, non-enumerable property under this symbol.
@@ -41,6 +47,8 @@ export interface ToolMethodOptions {
   scopes?: readonly string[];
   /** What the method may ask the user (`confirm`, `elicit`); see `RuntimeToolConfig.asks`. */
   asks?: ToolAsks;
+  /** Whether MCP clients may (or must) run it as a task; see `RuntimeToolConfig.task`. */
+  task?: ToolTaskSupport;
   /** A resource or prompt method (`@Resource`, `@ResourceTemplate`, `@Prompt`). */
   operation?: OperationSpec;
   /** Icons clients may show for the tool (MCP `icons`). */

@@ -52,6 +52,13 @@ export type ToolSource = 'internal' | 'mcp' | 'agent' | 'cli' | (string & {});
 export type ToolOperation = 'tool' | 'resource' | 'prompt';
 
 /**
+ * Whether MCP clients may run a tool as a task (a call answered at once with a handle the client
+ * polls, for work that outlives a request): `optional` lets the client choose, `required` makes
+ * every MCP call a task. Other surfaces call the tool as usual.
+ */
+export type ToolTaskSupport = 'optional' | 'required';
+
+/**
  * The identity of one running call, as `currentToolCall()` and the handler's `call` see it.
  *
  * @example

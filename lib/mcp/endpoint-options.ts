@@ -1,6 +1,7 @@
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
 import type { InstanceBus } from '../core/instance-bus.js';
 import type { McpRequestStateOptions } from './asking.js';
+import type { McpTaskOptions } from './tasks.js';
 import type { McpAuthOptions } from './auth/bearer-auth.js';
 
 /** Which MCP protocol eras the endpoint serves. */
@@ -64,16 +65,26 @@ export interface McpEndpointOptions {
    * createMcpHttpHandler(invoker, { bus: new RedisInstanceBus({ redis: new Redis(process.env.REDIS_URL) }) })
    */
   bus?: InstanceBus;
+  /**
+   * Where and how long the tasks of tools that declare `task` are kept, and how often clients
+   * should poll. Several instances share one store (`RedisTaskStore` from `toolwright/redis`)
+   * and one bus.
+   *
+   * @example
+   * createMcpHttpHandler(invoker, { tasks: { store: new RedisTaskStore({ redis }) }, bus: new RedisInstanceBus({ redis }) })
+   */
+  tasks?: McpTaskOptions;
 }
 
 /** The endpoint options with every default filled in. */
 export type ResolvedMcpEndpointOptions = Required<
-  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState' | 'bus'>
+  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState' | 'bus' | 'tasks'>
 > & {
   instructions?: string;
   auth?: McpAuthOptions;
   requestState?: McpRequestStateOptions;
   bus?: InstanceBus;
+  tasks?: McpTaskOptions;
 };
 
 /** Fills in the defaults of the endpoint options, refusing values that cannot work. */
@@ -94,6 +105,7 @@ export function resolveMcpEndpointOptions(
     ...(options.auth !== undefined && { auth: options.auth }),
     ...(options.requestState !== undefined && { requestState: options.requestState }),
     ...(options.bus !== undefined && { bus: options.bus }),
+    ...(options.tasks !== undefined && { tasks: options.tasks }),
     allowedHosts: options.allowedHosts ?? localhostAllowedHostnames(),
     allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes,

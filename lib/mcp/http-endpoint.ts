@@ -16,6 +16,8 @@ import { InMemoryInstanceBus, type InstanceBus } from '../core/instance-bus.js';
 import { missingScopes } from '../core/principal.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import { CancellableCalls } from './cancellable-calls.js';
+import { digest } from './asking.js';
+import { McpTasks } from './tasks.js';
 import { answerDirectly, directRequest, writeListAnswer } from './direct-answers.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import {
@@ -68,6 +70,8 @@ export class McpHttpEndpoint {
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
   private readonly bus: InstanceBus;
   private readonly cancellable: CancellableCalls;
+  /** The tasks of the tools that declare `task`, when any does (made with the surface). */
+  private tasks?: McpTasks;
   /** The bus subscriptions, once asked for: each resolves to the function that ends it. */
   private listening?: Promise<Array<() => Promise<void>>>;
   private readonly hosts: string[];
@@ -88,6 +92,9 @@ export class McpHttpEndpoint {
   prepare(): { surface: McpToolSurface; handler: McpHttpHandler } {
     if (!this.prepared) {
       const { invoker, options, logger, context, auth, scope } = this.settings;
+      if (invoker.manifest('MCP').some((tool) => tool.task !== undefined)) {
+        this.tasks = new McpTasks(options.tasks ?? {}, this.bus, logger);
+      }
       const surface = new McpToolSurface({
         invoker,
         options,
@@ -100,6 +107,7 @@ export class McpHttpEndpoint {
           },
         }),
         cancellation: { caller: () => this.caller(), calls: this.cancellable, bus: this.bus },
+        ...(this.tasks && { tasks: { service: this.tasks, owner: () => this.owner() } }),
         network: () => httpNetwork(scope.current),
         scaled: true,
       });
@@ -122,6 +130,7 @@ export class McpHttpEndpoint {
     const { surface } = this.prepare();
     this.listening ??= Promise.all([
       this.cancellable.listen(),
+      ...(this.tasks ? [this.tasks.listen()] : []),
       ...(surface.legacyElicitation ? [surface.legacyElicitation.listen()] : []),
     ]);
     return this.listening.then(() => undefined);
@@ -381,6 +390,20 @@ export class McpHttpEndpoint {
       ? `${principal.subject ?? ''}|${principal.clientId ?? ''}`
       : (request?.headers.authorization ?? '');
     return `${who}|${socket?.remoteAddress ?? ''}`;
+  }
+
+  /**
+   * Whom the tasks a request creates belong to, as a digest: the verified principal, else the
+   * credential and the address of the request (as for a 2025-era cancellation).
+   */
+  private owner(request = this.settings.scope.current): string {
+    const verified = this.settings.auth && verifiedAuth(request);
+    const principal = verified && principalFromAuth(verified);
+    return digest(
+      principal
+        ? ['principal', principal.subject ?? '', principal.clientId ?? '']
+        : ['caller', this.caller(request)],
+    );
   }
 
   /** The Host and Origin checks on the Node headers; the SDK words the refusal (see rejection). */

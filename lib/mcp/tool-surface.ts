@@ -32,6 +32,9 @@ import { elicitationParams, McpAsking, unansweredInTime, type McpAskRound } from
 import type { ToolAsk, ToolQuestion } from '../core/asking.js';
 import { LegacyElicitation } from './legacy-elicitation.js';
 import { McpOperationSurface } from './operation-surface.js';
+import { LEGACY_TASK_CAPABILITIES, legacyTask, registerLegacyTasks } from './legacy-tasks.js';
+import type { McpTasks, TaskOutcome } from './tasks.js';
+import type { TaskRecord } from '../core/task-store.js';
 import type { ToolTelemetry } from '../core/telemetry.js';
 
 type Era = McpRequestContext['era'];
@@ -57,6 +60,7 @@ export function toMcpTool(descriptor: ToolDescriptor, era: Era): Tool {
     annotations: { ...(title !== undefined && { title }), ...hints },
     ...(descriptor.icons !== undefined && { icons: descriptor.icons as Tool['icons'] }),
     ...(descriptor._meta !== undefined && { _meta: descriptor._meta as Tool['_meta'] }),
+    ...(descriptor.task !== undefined && { execution: { taskSupport: descriptor.task } }),
   };
 }
 
@@ -99,6 +103,11 @@ export interface McpServerFactoryOptions {
   readonly principal?: () => ToolPrincipal | undefined;
   /** Where the current request came from, for its server span. */
   readonly network?: McpNetworkSource;
+  /**
+   * The tasks of the tools that declare `task`, and who the current request's caller is, as
+   * the tasks it creates are bound to them.
+   */
+  readonly tasks?: { readonly service: McpTasks; readonly owner: () => string };
   /** The endpoint may be one of several instances (HTTP): a per-process state key is worth a warning. */
   readonly scaled?: boolean;
 }
@@ -167,8 +176,9 @@ export class McpToolSurface {
       [...this.tools.values()]
         .filter(({ spec, descriptor: { outputSchema } }) => {
           const projected = outputSchema !== undefined && outputSchema.type !== 'object';
-          // A tool that asks goes through the SDK, which carries its questions.
-          return !projected && !spec.present?.mcp && !spec.asks;
+          // A tool that asks goes through the SDK, which carries its questions; one that runs
+          // as a task too, whose handle the SDK's server answers.
+          return !projected && !spec.present?.mcp && !spec.asks && !spec.task;
         })
         .map(({ spec }) => spec.name),
     );
@@ -411,6 +421,79 @@ export class McpToolSurface {
     return principal?.subject ?? principal?.clientId ?? '';
   }
 
+  /**
+   * A 2025-11-25 `tools/call` of a tool that runs as a task: with `params.task`, the task is
+   * stored and started, and its handle answered (`CreateTaskResult`); a tool that requires a
+   * task called without one, or one that runs no task called with one, gets `-32601` as the
+   * revision says. `undefined` for a plain call, which runs as usual.
+   */
+  private async legacyTaskCall(
+    server: Server,
+    params: { name: string; arguments?: unknown; task?: { ttl?: unknown } },
+    tasks: NonNullable<McpServerFactoryOptions['tasks']>,
+  ): Promise<Record<string, unknown> | undefined> {
+    const tool = this.tools.get(params.name);
+    if (!tool) return undefined;
+    const support = tool.spec.task;
+    if (params.task === undefined) {
+      if (support !== 'required') return undefined;
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `Tool "${params.name}" runs only as a task: call it with params.task.`,
+      );
+    }
+    if (support === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `Tool "${params.name}" does not run as a task: call it without params.task.`,
+      );
+    }
+    const task = await tasks.service.start(
+      tasks.owner(),
+      params.name,
+      params.task?.ttl,
+      { era: 'legacy' },
+      (task, signal, report) =>
+        this.runTask('legacy', server, task, params.arguments, signal, report),
+    );
+    return createdTask({ task: legacyTask(task) });
+  }
+
+  /**
+   * Runs a task's call through the same path as any call, its progress reported as the task's
+   * status message; on the 2025 era a tool error fails the task (its result kept), on the
+   * 2026-07-28 era it completes it.
+   */
+  private async runTask(
+    era: Era,
+    server: Server,
+    task: TaskRecord,
+    args: unknown,
+    signal: AbortSignal,
+    report: (message: string) => void,
+  ): Promise<TaskOutcome> {
+    const { result, outputSchema } = await this.call(era, task.name, args, {
+      // Not a JSON-RPC id: no 2025-era cancellation names it (a task is cancelled by tasks/cancel).
+      requestId: { taskId: task.taskId },
+      signal,
+      progressToken: 'task',
+      notify: (method, params) => {
+        if (method !== 'notifications/progress') return;
+        const { progress, total, message } = params as {
+          progress: number;
+          total?: number;
+          message?: string;
+        };
+        report(message ?? (total !== undefined ? `${progress} of ${total}` : String(progress)));
+      },
+    });
+    const projected = server.projectCallToolResult(result, outputSchema) as Record<string, unknown>;
+    return {
+      status: era === 'legacy' && result.isError === true ? 'failed' : 'completed',
+      result: projected,
+    };
+  }
+
   /** Whether the endpoint may answer a call of this tool without the SDK (decided once). */
   answersDirectly(name: string): boolean {
     return this.direct.has(name);
@@ -420,8 +503,12 @@ export class McpToolSurface {
   readonly serverFactory: McpServerFactory = ({ era }) => {
     const { options, cancellation, network } = this.settings;
     const { asking } = this;
+    const { tasks } = this.settings;
     const serverOptions = {
-      capabilities: this.capabilities,
+      capabilities:
+        tasks && era === 'legacy'
+          ? { ...this.capabilities, tasks: LEGACY_TASK_CAPABILITIES }
+          : this.capabilities,
       ...(options.instructions !== undefined && { instructions: options.instructions }),
       // A sealed requestState is checked by the SDK before the handler runs (-32602 when it fails).
       ...(asking && era === 'modern' && { requestState: { verify: asking.verify } }),
@@ -430,9 +517,7 @@ export class McpToolSurface {
     const spans = telemetry
       ? new McpTransportSpans(telemetry, this.catalog, network ?? (() => undefined))
       : undefined;
-    const server = spans
-      ? new TracedServer(spans, options.serverInfo, serverOptions)
-      : new Server(options.serverInfo, serverOptions);
+    const server = new SurfaceServer(spans, options.serverInfo, serverOptions);
     server.setRequestHandler('tools/list', async () => ({ tools: [...(await this.list(era))] }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const params = request.params as {
@@ -440,6 +525,10 @@ export class McpToolSurface {
         arguments?: unknown;
         _meta?: Record<string, unknown>;
       };
+      if (tasks && era === 'legacy') {
+        const created = await this.legacyTaskCall(server, request.params, tasks);
+        if (created) return created as never;
+      }
       let round: McpAskRound | undefined;
       let ask: ToolAsk | undefined;
       if (asking && era === 'modern') {
@@ -469,6 +558,7 @@ export class McpToolSurface {
       return server.projectCallToolResult(result, outputSchema);
     });
     this.operations?.register(server, era, (id) => spans?.contextOf(id));
+    if (tasks && era === 'legacy') registerLegacyTasks(server, tasks.service, tasks.owner);
     if (cancellation && era === 'legacy') {
       server.setNotificationHandler('notifications/cancelled', (notification) =>
         cancellation.calls
@@ -520,18 +610,57 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
 }
 
 /** An SDK server whose transport's requests each get a server span. */
-class TracedServer extends Server {
+class SurfaceServer extends Server {
   constructor(
-    private readonly spans: McpTransportSpans,
+    private readonly spans: McpTransportSpans | undefined,
     ...args: ConstructorParameters<typeof Server>
   ) {
     super(...args);
   }
 
   override connect(transport: Transport): Promise<void> {
-    this.spans.watch(transport);
+    this.spans?.watch(transport);
     return super.connect(transport);
   }
+
+  /**
+   * The SDK checks a `tools/call` handler's result as a `CallToolResult`, which a task's handle
+   * is not: a handle made by {@link createdTask} is answered as it is, after the SDK's own
+   * checks of the request.
+   */
+  protected override _wrapHandler(
+    method: string,
+    handler: Parameters<Server['_wrapHandler']>[1],
+  ): ReturnType<Server['_wrapHandler']> {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const checked = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (CREATED_TASKS.has(result)) throw new TaskCreated(result);
+      return result;
+    });
+    return async (request, ctx) => {
+      try {
+        return await checked(request, ctx);
+      } catch (error) {
+        if (error instanceof TaskCreated) return error.result;
+        throw error;
+      }
+    };
+  }
+}
+
+/** The task handles `tools/call` handlers answer (see {@link SurfaceServer}). */
+const CREATED_TASKS = new WeakSet<object>();
+
+/** Carries a task's handle past the SDK's check of a `tools/call` result. */
+class TaskCreated {
+  constructor(readonly result: Awaited<ReturnType<Parameters<Server['_wrapHandler']>[1]>>) {}
+}
+
+/** Marks a `tools/call` answer as a task's handle, which the request's server sends as it is. */
+function createdTask<T extends object>(result: T): T {
+  CREATED_TASKS.add(result);
+  return result;
 }
 
 /**

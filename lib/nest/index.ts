@@ -32,6 +32,7 @@ export { McpEndpoint } from './mcp/mcp-endpoint.controller.js';
 export type { McpOptions } from './mcp/mcp-options.js';
 export type { McpEndpointOptions, McpProtocolMode } from '../mcp/endpoint-options.js';
 export type { McpAuthOptions } from '../mcp/auth/bearer-auth.js';
+export type { McpTaskOptions } from '../mcp/tasks.js';
 export type { JwtVerification } from '../mcp/auth/jwt-verifier.js';
 export { serveStdio } from './mcp/serve-app-stdio.js';
 export type { ServeAppStdioOptions as ServeStdioOptions } from './mcp/serve-app-stdio.js';

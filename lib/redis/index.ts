@@ -2,3 +2,5 @@
 export { RedisInstanceBus } from './redis-instance-bus.js';
 export type { RedisInstanceBusOptions } from './redis-instance-bus.js';
 export type { RedisClient, RedisSubscriber } from './redis-client.js';
+export { RedisTaskStore } from './redis-task-store.js';
+export type { RedisTaskStoreOptions } from './redis-task-store.js';

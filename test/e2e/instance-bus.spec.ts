@@ -102,7 +102,10 @@ describe('the instance bus of a Nest application', () => {
     const { Module } = await import('@nestjs/common');
     @Module({ imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus } })] })
     class WorkerModule {}
-    const context = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    const context = await NestFactory.createApplicationContext(WorkerModule, {
+      logger: false,
+      abortOnError: false,
+    });
     await context.close();
     expect(bus.record).toEqual([]);
   });

@@ -15,7 +15,10 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema as CallToolResultSchemaV1,
+  ElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { defineRuntimeTool, ToolsModule } from '../../lib/index.js';
 import {
@@ -33,7 +36,7 @@ import {
 import { TestApps } from '../fixtures/apps.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
-import { RedisInstanceBus } from '../../lib/redis/index.js';
+import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -113,6 +116,12 @@ class InstanceBuses {
     const client = redisClient(this.url!);
     this.clients.push(client);
     return new RedisInstanceBus({ redis: client, prefix: this.prefix });
+  }
+
+  taskStore(): RedisTaskStore {
+    const client = redisClient(this.url!);
+    this.clients.push(client);
+    return new RedisTaskStore({ redis: client, prefix: this.prefix });
   }
 
   async stop(): Promise<void> {
@@ -407,5 +416,227 @@ describe('tools that ask, behind a round-robin proxy', () => {
     // One run, on one instance: both answers reached it, whichever instance they landed on.
     expect(runs[0] + runs[1] - before).toBe(1);
     expect(answers).toEqual([]);
+  });
+});
+
+/**
+ * Tasks on three instances behind the round-robin proxy, sharing one Redis as task store and
+ * bus: a task started on one instance is polled on the others and cancelled from another, and
+ * the handler stops where it runs; a task's result is answered wherever the poll lands; and
+ * 1,000 tasks created at once over two instances are each stored, run and answered once.
+ */
+describe('tasks on three instances sharing one Redis', () => {
+  const apps = new TestApps();
+  const buses = new InstanceBuses();
+  const runs: Array<Map<string, number>> = [new Map(), new Map(), new Map()];
+  const aborted = new Map<string, unknown>();
+  const gates = new Map<string, () => void>();
+  let proxy: RoundRobinProxy;
+  let mcpUrl: string;
+  let ports: number[];
+
+  beforeAll(async () => {
+    await buses.start();
+    const instance = (i: number) => ({
+      imports: [
+        ToolsModule.forRoot({
+          registry: [
+            defineRuntimeTool({
+              description: 'Export the tickets of a tenant',
+              identity: { serviceName: 'reports', action: 'export', method: 'POST' },
+              input: z.object({ key: z.string(), hold: z.boolean().optional() }),
+              output: z.object({ key: z.string(), instance: z.number() }),
+              task: 'optional',
+              handler: async ({ input, signal }) => {
+                runs[i].set(input.key, (runs[i].get(input.key) ?? 0) + 1);
+                if (input.hold) {
+                  await new Promise<void>((resolve) => {
+                    gates.set(input.key, resolve);
+                    signal.addEventListener(
+                      'abort',
+                      () => {
+                        aborted.set(input.key, i);
+                        resolve();
+                      },
+                      { once: true },
+                    );
+                  });
+                }
+                return { key: input.key, instance: i };
+              },
+            }),
+          ],
+          mcp: {
+            bus: buses.bus(),
+            tasks: { store: buses.taskStore(), pollIntervalMs: 20 },
+          },
+        }),
+      ],
+    });
+    const listening = await Promise.all([
+      apps.listen(instance(0), 'express'),
+      apps.listen(instance(1), 'fastify'),
+      apps.listen(instance(2), 'express'),
+    ]);
+    ports = listening.map((app) => app.port);
+    proxy = new RoundRobinProxy(ports);
+    mcpUrl = `${await proxy.listen()}/mcp`;
+  });
+  afterAll(async () => {
+    for (const release of gates.values()) release();
+    await proxy?.close();
+    await apps.closeAll();
+    await buses.stop();
+  });
+
+  const TaskHandle = z.object({ task: z.looseObject({ taskId: z.string() }) });
+
+  async function connect(): Promise<ClientV1> {
+    const client = new ClientV1({ name: 'reports', version: '1.0.0' });
+    await client.connect(new TransportV1(new URL(mcpUrl)));
+    return client;
+  }
+
+  /** Which instance ran the key, once one did. */
+  const ranOn = (key: string) => runs.findIndex((ran) => ran.has(key));
+
+  it('starts a task on one instance, polls it on the others, and cancels it from another', async () => {
+    const client = await connect();
+    try {
+      const created = await client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'reports_export', arguments: { key: 'held', hold: true }, task: {} },
+        },
+        TaskHandle,
+      );
+      const { taskId } = created.task;
+      expect(await waitFor(() => ranOn('held') >= 0)).toBe(true);
+      const served = [...proxy.served];
+      // Three polls: the round robin sends them to each instance in turn.
+      for (let i = 0; i < 3; i++) {
+        expect((await client.experimental.tasks.getTask(taskId)).status).toBe('working');
+      }
+      expect(proxy.served.map((count, i) => count - served[i])).toEqual([1, 1, 1]);
+      await client.experimental.tasks.cancelTask(taskId);
+      expect(await waitFor(() => aborted.has('held'))).toBe(true);
+      expect(aborted.get('held')).toBe(ranOn('held'));
+      for (let i = 0; i < 3; i++) {
+        expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
+      }
+      expect(runs.reduce((sum, ran) => sum + (ran.get('held') ?? 0), 0)).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a task’s result wherever the request lands, woken when it ends elsewhere', async () => {
+    const client = await connect();
+    try {
+      const created = await client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'reports_export', arguments: { key: 'awaited', hold: true }, task: {} },
+        },
+        TaskHandle,
+      );
+      expect(await waitFor(() => gates.has('awaited'))).toBe(true);
+      const result = client.experimental.tasks.getTaskResult(
+        created.task.taskId,
+        CallToolResultSchemaV1,
+      );
+      gates.get('awaited')!();
+      expect((await result).structuredContent).toEqual({
+        key: 'awaited',
+        instance: ranOn('awaited'),
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('creates 1,000 tasks at once over two instances: each stored, run and answered once', async () => {
+    const COUNT = 1000;
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const post = (port: number, body: unknown) =>
+      new Promise<any>((resolve, reject) => {
+        const payload = JSON.stringify(body);
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2025-11-25',
+              'content-length': Buffer.byteLength(payload),
+            },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              const data = text.startsWith('{') ? text : text.split('data: ').at(-1)!;
+              try {
+                resolve(JSON.parse(data));
+              } catch (error) {
+                reject(error);
+              }
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    try {
+      const keys = Array.from({ length: COUNT }, (_, i) => `bulk-${i}`);
+      const created = await Promise.all(
+        keys.map((key, i) =>
+          post(ports[i % 2], {
+            jsonrpc: '2.0',
+            id: i,
+            method: 'tools/call',
+            params: { name: 'reports_export', arguments: { key }, task: {} },
+          }),
+        ),
+      );
+      const ids = created.map((answer) => answer.result.task.taskId as string);
+      expect(new Set(ids).size).toBe(COUNT);
+      // Each result asked of the other instance than the one that created it.
+      const results = await Promise.all(
+        ids.map((taskId, i) =>
+          post(ports[(i + 1) % 2], {
+            jsonrpc: '2.0',
+            id: i,
+            method: 'tasks/result',
+            params: { taskId },
+          }),
+        ),
+      );
+      expect(results.map((answer) => answer.result.structuredContent.key)).toEqual(keys);
+      const ranTimes = keys.map((key) => runs.reduce((sum, ran) => sum + (ran.get(key) ?? 0), 0));
+      expect(ranTimes.every((times) => times === 1)).toBe(true);
+      expect(runs[0].size > 0 && runs[1].size > 0).toBe(true);
+      // Listed once each, a page at a time, from the third instance.
+      const listed: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await post(ports[2], {
+          jsonrpc: '2.0',
+          id: 'list',
+          method: 'tasks/list',
+          params: cursor === undefined ? {} : { cursor },
+        });
+        listed.push(...page.result.tasks.map((task: { taskId: string }) => task.taskId));
+        cursor = page.result.nextCursor;
+      } while (cursor !== undefined);
+      expect(new Set(listed).size).toBe(listed.length);
+      expect(ids.every((taskId) => listed.includes(taskId))).toBe(true);
+    } finally {
+      agent.destroy();
+    }
   });
 });

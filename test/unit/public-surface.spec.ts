@@ -22,6 +22,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
     ns: toolwright,
     names: [
       'InMemoryInstanceBus',
+      'InMemoryTaskStore',
       'McpEndpoint',
       'Prompt',
       'Resource',
@@ -58,6 +59,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
     ns: core,
     names: [
       'InMemoryInstanceBus',
+      'InMemoryTaskStore',
       'TOOL_ERROR_STATUS',
       'ToolError',
       'ToolsConfigurationError',
@@ -75,7 +77,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
   'toolwright/mcp': { ns: mcp, names: ['createMcpHttpHandler', 'serveStdio'] },
   'toolwright/ai': { ns: ai, names: ['AgentToolError', 'createAgentTools'] },
   'toolwright/langchain': { ns: langchain, names: ['createLangChainTools', 'isToolInterrupt'] },
-  'toolwright/redis': { ns: redis, names: ['RedisInstanceBus'] },
+  'toolwright/redis': { ns: redis, names: ['RedisInstanceBus', 'RedisTaskStore'] },
 };
 
 /** What only the Nest layer exports (its `serveStdio`, for a Nest app, aside). */

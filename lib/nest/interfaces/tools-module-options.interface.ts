@@ -5,6 +5,7 @@ import type { ToolTelemetryOptions } from '../../core/telemetry.js';
 import type { Class, ToolContext } from '../../core/types.js';
 import type { InstanceBus } from '../../core/instance-bus.js';
 import type { McpRequestStateOptions } from '../../mcp/asking.js';
+import type { McpTaskOptions } from '../../mcp/tasks.js';
 import type { McpAuthOptions } from '../../mcp/auth/bearer-auth.js';
 import type { McpOptions } from '../mcp/mcp-options.js';
 
@@ -91,6 +92,14 @@ export interface ToolsModuleOptions {
    * })
    */
   mcpBus?: InstanceBus;
+  /**
+   * How the MCP endpoint keeps tasks, when the store comes from DI; the same as `mcp.tasks`,
+   * which `forRoot` takes. Set one of them.
+   *
+   * @example
+   * useFactory: (redis: Redis) => ({ mcpTasks: { store: new RedisTaskStore({ redis }) } })
+   */
+  mcpTasks?: McpTaskOptions;
   /**
    * Run the application's global enhancers (`APP_GUARD`, `useGlobalInterceptors()`, …) on tool
    * calls too, besides those declared on tool classes and methods with `@UseGuards`,

@@ -61,14 +61,21 @@ export class McpService
         'ToolsModule: set the MCP bus once, in mcp.bus or in mcpBus, not in both.',
       );
     }
+    if (options.tasks && toolsOptions.mcpTasks) {
+      throw new ToolsConfigurationError(
+        'ToolsModule: set the MCP tasks once, in mcp.tasks or in mcpTasks, not in both.',
+      );
+    }
     const requestState = options.requestState ?? toolsOptions.mcpRequestState;
     const bus = options.bus ?? toolsOptions.mcpBus;
+    const tasks = options.tasks ?? toolsOptions.mcpTasks;
     this.endpoint = new McpHttpEndpoint({
       invoker,
       options: {
         ...options,
         ...(requestState && { requestState }),
         ...(bus && { bus }),
+        ...(tasks && { tasks }),
       },
       scope,
       ...(auth && { auth }),

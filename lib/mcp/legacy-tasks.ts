@@ -1,0 +1,63 @@
+import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { TaskRecord } from '../core/task-store.js';
+import { notFound, taskTimes, type McpTasks } from './tasks.js';
+
+/** The `tasks` capability of a 2025-11-25 server whose tools may run as tasks. */
+export const LEGACY_TASK_CAPABILITIES = Object.freeze({
+  list: {},
+  cancel: {},
+  requests: { tools: { call: {} } },
+});
+
+/** Where a 2025-era result names the task it belongs to. */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** A task as the 2025-11-25 revision sends it (`ttl` and `pollInterval` in milliseconds). */
+export function legacyTask(task: TaskRecord): Record<string, unknown> {
+  return { ...taskTimes(task), ttl: task.ttlMs, pollInterval: task.pollIntervalMs };
+}
+
+/**
+ * The 2025-11-25 task methods on a request's SDK server: `tasks/get`, `tasks/result` (which
+ * waits until the task ends, then answers what the call would have), `tasks/list` (the
+ * caller's own) and `tasks/cancel`. Each answers only the caller that created the task; for
+ * anyone else the task does not exist (`-32602`).
+ */
+export function registerLegacyTasks(server: Server, tasks: McpTasks, owner: () => string): void {
+  server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }) => {
+    const task = await tasks.get(owner(), taskId);
+    if (!task) throw notFound();
+    return legacyTask(task);
+  });
+  server.setRequestHandler('tasks/result', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const task = await tasks.settled(owner(), taskId, ctx.mcpReq.signal);
+    if (task.error) throw new ProtocolError(task.error.code, task.error.message, task.error.data);
+    if (task.result === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task ${task.taskId} was ${task.status}: it has no result.`,
+      );
+    }
+    const result = task.result as Record<string, unknown>;
+    return {
+      ...result,
+      _meta: { ...(result._meta as object), [RELATED_TASK]: { taskId: task.taskId } },
+    };
+  });
+  server.setRequestHandler('tasks/list', { params: ListParams }, async ({ cursor }) => {
+    const page = await tasks.list(owner(), cursor);
+    return {
+      tasks: page.tasks.map(legacyTask),
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    };
+  });
+  server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) =>
+    legacyTask(await tasks.cancel(owner(), taskId)),
+  );
+}
+
+// The SDK registers the task methods of the 2025-11-25 revision with schemas of their caller's
+// choosing; these are the revision's own params.
+const TaskParams = z.looseObject({ taskId: z.string() });
+const ListParams = z.looseObject({ cursor: z.string().optional() });

@@ -1,0 +1,367 @@
+import { randomBytes } from 'node:crypto';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ToolLogger } from '../core/hooks.js';
+import type { InstanceBus } from '../core/instance-bus.js';
+import {
+  InMemoryTaskStore,
+  isTerminal,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from '../core/task-store.js';
+
+/**
+ * How the endpoint keeps MCP tasks (the calls of tools that declare `task`): where, for how
+ * long, how often clients should poll, and how long an instance vouches for a task it runs.
+ *
+ * @example
+ * ToolsModule.forRoot({ mcp: { tasks: { store: new RedisTaskStore({ redis }), ttlMs: 3_600_000 } } })
+ */
+export interface McpTaskOptions {
+  /** Where tasks live: shared by every instance. @default an in-memory store (one instance) */
+  store?: TaskStore;
+  /** How long a task and its result are kept from its creation, unless the client asks for less. @default 3_600_000 (1 h) */
+  ttlMs?: number;
+  /** The most a client may ask for. @default 86_400_000 (24 h) */
+  maxTtlMs?: number;
+  /** The polling interval clients are told. @default 1_000 */
+  pollIntervalMs?: number;
+  /**
+   * How long the instance running a task vouches for it without renewing; a task whose instance
+   * stopped is `failed` this long after its last renewal. @default 30_000
+   */
+  leaseMs?: number;
+}
+
+/** What a task's run ends with: the request's result, or the JSON-RPC error it failed with. */
+export type TaskOutcome =
+  | { readonly status: 'completed' | 'failed'; readonly result: Record<string, unknown> }
+  | { readonly status: 'failed'; readonly error: TaskRecord['error'] & object };
+
+/** What crosses instances about tasks. */
+type TaskMessage = { readonly kind: 'cancel' | 'done'; readonly taskId: string };
+
+const CHANNEL = 'toolwright:mcp:tasks';
+const STOPPED = 'The instance running the task stopped before it finished.';
+
+/**
+ * The MCP tasks of an endpoint, whatever the era that serves them: a task is stored before its
+ * handle is answered, runs here through the canonical runner (the surface's `run`), renews its
+ * lease while it runs, and ends once in the store (a terminal task never changes). Any
+ * instance answers for any task of the store; only the caller that created a task sees it, and
+ * another is told no such task exists. Cancelling reaches the instance running it over the bus.
+ */
+export class McpTasks {
+  readonly store: TaskStore;
+  private readonly ttlMs: number;
+  private readonly maxTtlMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  /** The tasks running here, by id. */
+  private readonly running = new Map<string, AbortController>();
+  /** Who waits for a task to end (`tasks/result`), by id. */
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    options: McpTaskOptions,
+    private readonly bus: InstanceBus,
+    private readonly logger: Pick<ToolLogger, 'error'>,
+  ) {
+    this.store = options.store ?? new InMemoryTaskStore();
+    this.ttlMs = positive(options.ttlMs ?? 3_600_000, 'ttlMs');
+    this.maxTtlMs = positive(options.maxTtlMs ?? 86_400_000, 'maxTtlMs');
+    this.pollIntervalMs = positive(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
+    this.leaseMs = positive(options.leaseMs ?? 30_000, 'leaseMs');
+  }
+
+  /** Starts hearing cancellations and ends from other instances; resolves to the function that stops. */
+  listen(): Promise<() => Promise<void>> {
+    return this.bus.subscribe(CHANNEL, (text) => {
+      const { kind, taskId } = JSON.parse(text) as TaskMessage;
+      if (kind === 'cancel') this.running.get(taskId)?.abort(cancelledReason());
+      else this.wake(taskId);
+    });
+  }
+
+  /** How many tasks run here. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Creates a task for the caller and starts `run` for it in this process; resolves to the
+   * task once it is stored (any instance can read it then). `run` gets the task, its signal
+   * (aborted when the task is cancelled) and a function that sets its status message.
+   */
+  async start(
+    owner: string,
+    name: string,
+    requestedTtlMs: unknown,
+    meta: Readonly<Record<string, unknown>>,
+    run: (
+      task: TaskRecord,
+      signal: AbortSignal,
+      report: (message: string) => void,
+    ) => Promise<TaskOutcome>,
+  ): Promise<TaskRecord> {
+    const now = Date.now();
+    const task: TaskRecord = {
+      taskId: randomBytes(24).toString('base64url'),
+      owner,
+      name,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.ttlOf(requestedTtlMs),
+      pollIntervalMs: this.pollIntervalMs,
+      leaseUntil: now + this.leaseMs,
+      meta,
+    };
+    await this.store.create(task);
+    this.execute(task, run);
+    return task;
+  }
+
+  /** The caller's task, failed first if its instance stopped vouching for it; else `undefined`. */
+  async get(owner: string, taskId: unknown): Promise<TaskRecord | undefined> {
+    if (typeof taskId !== 'string') return undefined;
+    const task = await this.store.get(taskId);
+    if (!task || task.owner !== owner) return undefined;
+    if (isTerminal(task.status) || task.leaseUntil > Date.now()) return task;
+    const failed: TaskRecord = {
+      ...task,
+      status: 'failed',
+      statusMessage: STOPPED,
+      lastUpdatedAt: Date.now(),
+      error: { code: ProtocolErrorCode.InternalError, message: STOPPED },
+    };
+    if (await this.store.update(failed)) return failed;
+    return this.store.get(taskId);
+  }
+
+  /**
+   * Cancels the caller's task: stored `cancelled` (unless it ended first), and the instance
+   * running it aborts the handler's signal. Resolves to the task as it stands; rejects with the
+   * JSON-RPC `-32602` for a task it cannot find or that is terminal already.
+   */
+  async cancel(owner: string, taskId: unknown): Promise<TaskRecord> {
+    const task = await this.get(owner, taskId);
+    if (!task) throw notFound();
+    if (isTerminal(task.status)) throw alreadyTerminal(task.status);
+    const cancelled: TaskRecord = {
+      ...task,
+      status: 'cancelled',
+      statusMessage: 'The task was cancelled by request.',
+      lastUpdatedAt: Date.now(),
+    };
+    if (!(await this.store.update(cancelled))) {
+      const now = await this.store.get(task.taskId);
+      throw alreadyTerminal(now?.status ?? task.status);
+    }
+    this.running.get(task.taskId)?.abort(cancelledReason());
+    await this.announce({ kind: 'cancel', taskId: task.taskId });
+    return cancelled;
+  }
+
+  /**
+   * Waits until the caller's task is terminal and resolves to it; rejects with `-32602` for a
+   * task it cannot find, and with the signal's reason when the request goes. Woken by the
+   * instance that ends it, and looks again every poll interval (a task whose instance stopped
+   * is failed when its lease runs out).
+   */
+  async settled(owner: string, taskId: unknown, signal: AbortSignal): Promise<TaskRecord> {
+    for (;;) {
+      const task = await this.get(owner, taskId);
+      if (!task) throw notFound();
+      if (isTerminal(task.status)) return task;
+      await this.nextLook(task.taskId, signal);
+    }
+  }
+
+  /** A page of the caller's tasks, newest first; `-32602` for a cursor the store did not give. */
+  async list(
+    owner: string,
+    cursor: unknown,
+  ): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
+    if (cursor !== undefined && typeof cursor !== 'string') throw invalidCursor();
+    const page = await this.store.list(owner, {
+      ...(cursor !== undefined && { cursor }),
+      limit: 50,
+    });
+    if (!page) throw invalidCursor();
+    const tasks = await Promise.all(
+      page.tasks.map((task) => this.get(owner, task.taskId).then((current) => current ?? task)),
+    );
+    return { tasks, ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) };
+  }
+
+  /** Runs a stored task here: renews its lease while it runs, stores how it ended, tells waiters. */
+  private execute(
+    task: TaskRecord,
+    run: (
+      task: TaskRecord,
+      signal: AbortSignal,
+      report: (message: string) => void,
+    ) => Promise<TaskOutcome>,
+  ): void {
+    const controller = new AbortController();
+    this.running.set(task.taskId, controller);
+    let latest = task;
+    // One write at a time: a report or renewal while one is in flight is written after it.
+    let writing: Promise<unknown> = Promise.resolve();
+    const write = (next: (current: TaskRecord) => TaskRecord) => {
+      writing = writing.then(async () => {
+        const candidate = next(latest);
+        if (await this.store.update(candidate)) latest = candidate;
+      });
+      writing = writing.catch((error: unknown) =>
+        this.logger.error(`[toolwright] MCP task ${task.taskId} could not be updated:`, error),
+      );
+      return writing;
+    };
+    const renew = setInterval(
+      () => void write((current) => ({ ...current, leaseUntil: Date.now() + this.leaseMs })),
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+    renew.unref?.();
+    const report = (message: string) =>
+      void write((current) => ({ ...current, statusMessage: message, lastUpdatedAt: Date.now() }));
+    const ended = (outcome: TaskOutcome) =>
+      write((current) => ({
+        ...current,
+        ...outcome,
+        statusMessage: current.statusMessage,
+        lastUpdatedAt: Date.now(),
+      }));
+    run(task, controller.signal, report)
+      .catch((error: unknown): TaskOutcome => {
+        this.logger.error(`[toolwright] MCP task ${task.taskId} failed:`, error);
+        return failedWith(error);
+      })
+      .then(ended)
+      .finally(() => {
+        clearInterval(renew);
+        this.running.delete(task.taskId);
+        return this.announce({ kind: 'done', taskId: task.taskId });
+      })
+      .catch(() => undefined);
+  }
+
+  /** Tells every instance (this one included): its listeners wake or abort. Logged when it cannot. */
+  private async announce(message: TaskMessage): Promise<void> {
+    this.wake(message.taskId);
+    try {
+      await this.bus.publish(CHANNEL, JSON.stringify(message));
+    } catch (error) {
+      this.logger.error(
+        `[toolwright] MCP task ${message.taskId}: the bus did not take a ${message.kind}:`,
+        error,
+      );
+    }
+  }
+
+  private wake(taskId: string): void {
+    for (const waiter of [...(this.waiters.get(taskId) ?? [])]) waiter();
+  }
+
+  /** Resolves when the task may have moved on (woken, or the poll interval passed); rejects on `signal`. */
+  private nextLook(taskId: string, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      let waiters = this.waiters.get(taskId);
+      if (!waiters) this.waiters.set(taskId, (waiters = new Set()));
+      const own = waiters;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', aborted);
+        own.delete(woken);
+        if (own.size === 0 && this.waiters.get(taskId) === own) this.waiters.delete(taskId);
+      };
+      const woken = () => {
+        done();
+        resolve();
+      };
+      const aborted = () => {
+        done();
+        reject(signal.reason);
+      };
+      const timer = setTimeout(woken, this.pollIntervalMs);
+      own.add(woken);
+      signal.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  private ttlOf(requested: unknown): number {
+    if (typeof requested !== 'number' || !Number.isFinite(requested) || requested <= 0) {
+      return this.ttlMs;
+    }
+    return Math.min(Math.ceil(requested), this.maxTtlMs);
+  }
+}
+
+/** The task fields both eras share, for a wire task (`ttl`/`pollInterval` on 2025, `…Ms` on 2026). */
+export function taskTimes(task: TaskRecord): {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+} {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage !== undefined && { statusMessage: task.statusMessage }),
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+  };
+}
+
+/** The `-32602` for a task id that names no task of the caller's. */
+export function notFound(): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    'Failed to retrieve task: Task not found',
+  );
+}
+
+function alreadyTerminal(status: TaskStatus): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Cannot cancel task: already in terminal status '${status}'`,
+  );
+}
+
+function invalidCursor(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+}
+
+function cancelledReason(): Error {
+  const reason = new Error('The task was cancelled.');
+  reason.name = 'AbortError';
+  return reason;
+}
+
+/** A run that threw: the JSON-RPC error, the SDK's own words for what is not one. */
+function failedWith(error: unknown): TaskOutcome {
+  if (error instanceof ProtocolError) {
+    return {
+      status: 'failed',
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.data !== undefined && { data: error.data }),
+      },
+    };
+  }
+  return {
+    status: 'failed',
+    error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' },
+  };
+}
+
+function positive(value: number, name: string): number {
+  if (!(Number.isFinite(value) && value > 0)) {
+    throw new Error(`mcp.tasks.${name} must be a positive number of milliseconds, got ${value}.`);
+  }
+  return value;
+}

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { RedisTaskStore } from '../../lib/redis/index.js';
+import { redisClient, sharedRedis, startRedis } from '../fixtures/redis.js';
+import { taskOf, taskStoreContract } from '../fixtures/task-store-contract.js';
+
+let client: Redis;
+let release: () => Promise<void>;
+let store: RedisTaskStore;
+
+beforeAll(async () => {
+  const redis = await sharedRedis();
+  release = redis.release;
+  client = redisClient(redis.url);
+  store = new RedisTaskStore({ redis: client, prefix: `task-store-${process.pid}-${Date.now()}:` });
+});
+afterAll(async () => {
+  await client?.quit();
+  await release?.();
+});
+
+taskStoreContract('RedisTaskStore', () => store);
+
+describe('RedisTaskStore while Redis is away', () => {
+  it('fails each operation within its time, then works again once Redis is back', async () => {
+    const redis = await startRedis();
+    const own = redisClient(redis.url);
+    const away = new RedisTaskStore({ redis: own, commandTimeoutMs: 300 });
+    const task = taskOf('alice');
+    await away.create(task);
+    await redis.stop();
+    for (const attempt of [
+      () => away.get(task.taskId),
+      () => away.create(taskOf('alice')),
+      () => away.update({ ...task, status: 'completed' }),
+      () => away.list('alice', { limit: 5 }),
+    ]) {
+      await expect(attempt()).rejects.toThrow(/Redis|retries|Connection/);
+    }
+    await redis.start();
+    // Nothing was persisted: the restarted Redis is empty, and serves again.
+    let fresh: unknown = 'not yet';
+    for (let i = 0; i < 200 && fresh === 'not yet'; i++) {
+      fresh = await away.get(task.taskId).catch(() => 'not yet');
+      if (fresh === 'not yet') await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(fresh).toBeUndefined();
+    await away.create(task);
+    expect(await away.get(task.taskId)).toEqual(task);
+    own.disconnect();
+    await redis.stop();
+  });
+});
