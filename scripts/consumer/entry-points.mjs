@@ -39,6 +39,7 @@ assert.equal(
   'function',
   'toolwright/redis exports RedisInstanceBus',
 );
+assert.equal(typeof redis.RedisTaskStore, 'function', 'toolwright/redis exports RedisTaskStore');
 assert.equal(
   typeof core.InMemoryInstanceBus,
   'function',
