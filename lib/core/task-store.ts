@@ -34,6 +34,8 @@ export interface TaskRecord {
   readonly result?: unknown;
   /** The JSON-RPC error it ended with, once `failed`. */
   readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
+  /** The questions it waits on, once `input_required`: the protocol's requests, by key. */
+  readonly inputRequests?: Readonly<Record<string, unknown>>;
   /** What the surface that created it needs to answer for it (the protocol era, say). */
   readonly meta?: Readonly<Record<string, unknown>>;
 }

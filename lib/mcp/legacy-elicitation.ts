@@ -196,7 +196,7 @@ function isOurResponse(body: unknown): body is { id: string } & Record<string, u
 }
 
 /** The answer in a client's response to an `elicitation/create`. */
-function answerOf(question: ToolQuestion, message: Record<string, unknown>): ToolAnswer {
+export function answerOf(question: ToolQuestion, message: Record<string, unknown>): ToolAnswer {
   const result = message.result as { action?: unknown; content?: unknown } | undefined;
   if (result === undefined) {
     const { message: text } = (message.error ?? {}) as { message?: unknown };

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { TaskRecord } from '../core/task-store.js';
-import { notFound, taskTimes, type McpTasks } from './tasks.js';
+import { alreadyTerminal, notFound, taskTimes, type McpTasks } from './tasks.js';
 
 /** The `tasks` capability of a 2025-11-25 server whose tools may run as tasks. */
 export const LEGACY_TASK_CAPABILITIES = Object.freeze({
@@ -52,9 +52,11 @@ export function registerLegacyTasks(server: Server, tasks: McpTasks, owner: () =
       ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
     };
   });
-  server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) =>
-    legacyTask(await tasks.cancel(owner(), taskId)),
-  );
+  server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) => {
+    const { task, cancelled } = await tasks.cancel(owner(), taskId);
+    if (!cancelled) throw alreadyTerminal(task.status);
+    return legacyTask(task);
+  });
 }
 
 // The SDK registers the task methods of the 2025-11-25 revision with schemas of their caller's

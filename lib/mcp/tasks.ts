@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ToolAsk, ToolQuestion } from '../core/asking.js';
 import type { ToolLogger } from '../core/hooks.js';
+import { answerOf } from './legacy-elicitation.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import {
   InMemoryTaskStore,
@@ -38,8 +40,26 @@ export type TaskOutcome =
   | { readonly status: 'completed' | 'failed'; readonly result: Record<string, unknown> }
   | { readonly status: 'failed'; readonly error: TaskRecord['error'] & object };
 
-/** What crosses instances about tasks. */
-type TaskMessage = { readonly kind: 'cancel' | 'done'; readonly taskId: string };
+/**
+ * A task's work, started by {@link McpTasks.start}: the task, its signal (aborted when it is
+ * cancelled), a function that sets its status message, and its writer (one write at a time,
+ * never over a terminal task), for {@link McpTasks.asker}.
+ */
+export type TaskRun = (running: {
+  readonly task: TaskRecord;
+  readonly signal: AbortSignal;
+  readonly report: (message: string) => void;
+  readonly write: (next: (current: TaskRecord) => TaskRecord) => Promise<unknown>;
+}) => Promise<TaskOutcome>;
+
+/** What crosses instances about tasks: a cancellation, an end, answers to its questions. */
+type TaskMessage =
+  | { readonly kind: 'cancel' | 'done'; readonly taskId: string }
+  | {
+      readonly kind: 'input';
+      readonly taskId: string;
+      readonly responses: Readonly<Record<string, unknown>>;
+    };
 
 const CHANNEL = 'toolwright:mcp:tasks';
 const STOPPED = 'The instance running the task stopped before it finished.';
@@ -61,6 +81,8 @@ export class McpTasks {
   private readonly running = new Map<string, AbortController>();
   /** Who waits for a task to end (`tasks/result`), by id. */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** The questions of the tasks running here, waiting for their answers: by task id, then key. */
+  private readonly questions = new Map<string, Map<string, (response: unknown) => void>>();
 
   constructor(
     options: McpTaskOptions,
@@ -77,9 +99,10 @@ export class McpTasks {
   /** Starts hearing cancellations and ends from other instances; resolves to the function that stops. */
   listen(): Promise<() => Promise<void>> {
     return this.bus.subscribe(CHANNEL, (text) => {
-      const { kind, taskId } = JSON.parse(text) as TaskMessage;
-      if (kind === 'cancel') this.running.get(taskId)?.abort(cancelledReason());
-      else this.wake(taskId);
+      const message = JSON.parse(text) as TaskMessage;
+      if (message.kind === 'cancel') this.running.get(message.taskId)?.abort(cancelledReason());
+      else if (message.kind === 'input') this.deliver(message.taskId, message.responses);
+      else this.wake(message.taskId);
     });
   }
 
@@ -98,11 +121,7 @@ export class McpTasks {
     name: string,
     requestedTtlMs: unknown,
     meta: Readonly<Record<string, unknown>>,
-    run: (
-      task: TaskRecord,
-      signal: AbortSignal,
-      report: (message: string) => void,
-    ) => Promise<TaskOutcome>,
+    run: TaskRun,
   ): Promise<TaskRecord> {
     const now = Date.now();
     const task: TaskRecord = {
@@ -141,13 +160,14 @@ export class McpTasks {
 
   /**
    * Cancels the caller's task: stored `cancelled` (unless it ended first), and the instance
-   * running it aborts the handler's signal. Resolves to the task as it stands; rejects with the
-   * JSON-RPC `-32602` for a task it cannot find or that is terminal already.
+   * running it aborts the handler's signal. Resolves to the task as it stands, and whether
+   * this cancelled it (not when it was terminal already); rejects with the JSON-RPC `-32602`
+   * for a task it cannot find.
    */
-  async cancel(owner: string, taskId: unknown): Promise<TaskRecord> {
+  async cancel(owner: string, taskId: unknown): Promise<{ task: TaskRecord; cancelled: boolean }> {
     const task = await this.get(owner, taskId);
     if (!task) throw notFound();
-    if (isTerminal(task.status)) throw alreadyTerminal(task.status);
+    if (isTerminal(task.status)) return { task, cancelled: false };
     const cancelled: TaskRecord = {
       ...task,
       status: 'cancelled',
@@ -156,11 +176,74 @@ export class McpTasks {
     };
     if (!(await this.store.update(cancelled))) {
       const now = await this.store.get(task.taskId);
-      throw alreadyTerminal(now?.status ?? task.status);
+      return { task: now ?? task, cancelled: false };
     }
     this.running.get(task.taskId)?.abort(cancelledReason());
     await this.announce({ kind: 'cancel', taskId: task.taskId });
-    return cancelled;
+    return { task: cancelled, cancelled: true };
+  }
+
+  /**
+   * Passes a client's answers to the questions of its task (2026-07-28 `tasks/update`) to the
+   * instance running it. Answers to keys the task is not waiting on are ignored there. Rejects
+   * with `-32602` for a task the caller cannot see.
+   */
+  async answer(owner: string, taskId: unknown, responses: Record<string, unknown>): Promise<void> {
+    const task = await this.get(owner, taskId);
+    if (!task) throw notFound();
+    this.deliver(task.taskId, responses);
+    await this.announce({ kind: 'input', taskId: task.taskId, responses });
+  }
+
+  /**
+   * How a task running here asks its client: the question becomes the task's `inputRequests`
+   * (status `input_required`) under a key never used before in it, and the answer arrives
+   * through {@link answer} on any instance. The wait ends with the task's signal.
+   */
+  asker(
+    task: TaskRecord,
+    request: (question: ToolQuestion) => Record<string, unknown>,
+    write: (next: (current: TaskRecord) => TaskRecord) => Promise<unknown>,
+  ): ToolAsk {
+    let asked = 0;
+    return async (question, { signal }) => {
+      const key = `q${asked++}`;
+      const answered = new Promise<unknown>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
+        let waiting = this.questions.get(task.taskId);
+        if (!waiting) this.questions.set(task.taskId, (waiting = new Map()));
+        const own = waiting;
+        const done = () => {
+          own.delete(key);
+          if (own.size === 0 && this.questions.get(task.taskId) === own) {
+            this.questions.delete(task.taskId);
+          }
+          signal.removeEventListener('abort', aborted);
+        };
+        const aborted = () => {
+          done();
+          reject(signal.reason);
+        };
+        own.set(key, (response) => {
+          done();
+          resolve(response);
+        });
+        signal.addEventListener('abort', aborted, { once: true });
+      });
+      await write((current) => ({
+        ...current,
+        status: 'input_required',
+        inputRequests: { [key]: request(question) },
+        lastUpdatedAt: Date.now(),
+      }));
+      const response = await answered;
+      await write(({ inputRequests: _answered, ...current }) => ({
+        ...current,
+        status: 'working',
+        lastUpdatedAt: Date.now(),
+      }));
+      return answerOf(question, { result: response });
+    };
   }
 
   /**
@@ -196,14 +279,7 @@ export class McpTasks {
   }
 
   /** Runs a stored task here: renews its lease while it runs, stores how it ended, tells waiters. */
-  private execute(
-    task: TaskRecord,
-    run: (
-      task: TaskRecord,
-      signal: AbortSignal,
-      report: (message: string) => void,
-    ) => Promise<TaskOutcome>,
-  ): void {
+  private execute(task: TaskRecord, run: TaskRun): void {
     const controller = new AbortController();
     this.running.set(task.taskId, controller);
     let latest = task;
@@ -233,7 +309,7 @@ export class McpTasks {
         statusMessage: current.statusMessage,
         lastUpdatedAt: Date.now(),
       }));
-    run(task, controller.signal, report)
+    run({ task, signal: controller.signal, report, write })
       .catch((error: unknown): TaskOutcome => {
         this.logger.error(`[toolwright] MCP task ${task.taskId} failed:`, error);
         return failedWith(error);
@@ -258,6 +334,13 @@ export class McpTasks {
         error,
       );
     }
+  }
+
+  /** Settles the questions of a task running here that these responses answer. */
+  private deliver(taskId: string, responses: Readonly<Record<string, unknown>>): void {
+    const waiting = this.questions.get(taskId);
+    if (!waiting) return;
+    for (const [key, response] of Object.entries(responses)) waiting.get(key)?.(response);
   }
 
   private wake(taskId: string): void {
@@ -324,7 +407,8 @@ export function notFound(): ProtocolError {
   );
 }
 
-function alreadyTerminal(status: TaskStatus): ProtocolError {
+/** The 2025-11-25 `-32602` for cancelling a task that ended already. */
+export function alreadyTerminal(status: TaskStatus): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
     `Cannot cancel task: already in terminal status '${status}'`,

@@ -33,8 +33,14 @@ import type { ToolAsk, ToolQuestion } from '../core/asking.js';
 import { LegacyElicitation } from './legacy-elicitation.js';
 import { McpOperationSurface } from './operation-surface.js';
 import { LEGACY_TASK_CAPABILITIES, legacyTask, registerLegacyTasks } from './legacy-tasks.js';
-import type { McpTasks, TaskOutcome } from './tasks.js';
-import type { TaskRecord } from '../core/task-store.js';
+import {
+  declaresTasks,
+  missingTasksCapability,
+  modernTask,
+  registerModernTasks,
+  TASKS_EXTENSION,
+} from './modern-tasks.js';
+import type { McpTasks, TaskOutcome, TaskRun } from './tasks.js';
 import type { ToolTelemetry } from '../core/telemetry.js';
 
 type Era = McpRequestContext['era'];
@@ -453,10 +459,50 @@ export class McpToolSurface {
       params.name,
       params.task?.ttl,
       { era: 'legacy' },
-      (task, signal, report) =>
-        this.runTask('legacy', server, task, params.arguments, signal, report),
+      (running) => this.runTask('legacy', server, params.arguments, running),
     );
     return createdTask({ task: legacyTask(task) });
+  }
+
+  /**
+   * A 2026-07-28 `tools/call` of a tool that runs as a task, from a client that declared the
+   * tasks extension: the task is stored and started, and its handle answered (`resultType:
+   * "task"`); its questions become the task's `inputRequests`, answered by `tasks/update`. A
+   * tool that requires a task, called by a client that did not declare the extension, gets
+   * `-32021`. `undefined` for a call that runs as usual.
+   */
+  private async modernTaskCall(
+    server: Server,
+    ctx: ServerContext,
+    params: { name: string; arguments?: unknown },
+    tasks: NonNullable<McpServerFactoryOptions['tasks']>,
+  ): Promise<Record<string, unknown> | undefined> {
+    const support = this.tools.get(params.name)?.spec.task;
+    if (support === undefined) return undefined;
+    if (!declaresTasks(ctx)) {
+      if (support === 'required') throw missingTasksCapability();
+      return undefined;
+    }
+    const { service } = tasks;
+    const task = await service.start(
+      tasks.owner(),
+      params.name,
+      undefined,
+      { era: 'modern' },
+      (running) =>
+        this.runTask(
+          'modern',
+          server,
+          params.arguments,
+          running,
+          service.asker(
+            running.task,
+            (question) => ({ method: 'elicitation/create', params: elicitationParams(question) }),
+            running.write,
+          ),
+        ),
+    );
+    return createdTask({ resultType: 'task', ...modernTask(task) });
   }
 
   /**
@@ -467,15 +513,15 @@ export class McpToolSurface {
   private async runTask(
     era: Era,
     server: Server,
-    task: TaskRecord,
     args: unknown,
-    signal: AbortSignal,
-    report: (message: string) => void,
+    { task, signal, report }: Parameters<TaskRun>[0],
+    ask?: ToolAsk,
   ): Promise<TaskOutcome> {
     const { result, outputSchema } = await this.call(era, task.name, args, {
       // Not a JSON-RPC id: no 2025-era cancellation names it (a task is cancelled by tasks/cancel).
       requestId: { taskId: task.taskId },
       signal,
+      ask,
       progressToken: 'task',
       notify: (method, params) => {
         if (method !== 'notifications/progress') return;
@@ -505,10 +551,11 @@ export class McpToolSurface {
     const { asking } = this;
     const { tasks } = this.settings;
     const serverOptions = {
-      capabilities:
-        tasks && era === 'legacy'
+      capabilities: !tasks
+        ? this.capabilities
+        : era === 'legacy'
           ? { ...this.capabilities, tasks: LEGACY_TASK_CAPABILITIES }
-          : this.capabilities,
+          : { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } },
       ...(options.instructions !== undefined && { instructions: options.instructions }),
       // A sealed requestState is checked by the SDK before the handler runs (-32602 when it fails).
       ...(asking && era === 'modern' && { requestState: { verify: asking.verify } }),
@@ -525,8 +572,11 @@ export class McpToolSurface {
         arguments?: unknown;
         _meta?: Record<string, unknown>;
       };
-      if (tasks && era === 'legacy') {
-        const created = await this.legacyTaskCall(server, request.params, tasks);
+      if (tasks) {
+        const created =
+          era === 'legacy'
+            ? await this.legacyTaskCall(server, request.params, tasks)
+            : await this.modernTaskCall(server, ctx, request.params, tasks);
         if (created) return created as never;
       }
       let round: McpAskRound | undefined;
@@ -559,6 +609,7 @@ export class McpToolSurface {
     });
     this.operations?.register(server, era, (id) => spans?.contextOf(id));
     if (tasks && era === 'legacy') registerLegacyTasks(server, tasks.service, tasks.owner);
+    if (tasks && era === 'modern') registerModernTasks(server, tasks.service, tasks.owner);
     if (cancellation && era === 'legacy') {
       server.setNotificationHandler('notifications/cancelled', (notification) =>
         cancellation.calls

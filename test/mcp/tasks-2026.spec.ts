@@ -1,0 +1,252 @@
+/**
+ * The tasks extension (`io.modelcontextprotocol/tasks`) of the 2026-07-28 revision, with raw
+ * requests that follow the extension's specification (no 2026 client ships it yet): the server
+ * discovers the extension; a client that declares it gets `resultType: "task"` for a tool that
+ * runs as a task; `tasks/get` inlines the result once done, the error once failed, and the
+ * questions while `input_required`; `tasks/update` answers them; `tasks/cancel` aborts the
+ * handler; a client that did not declare the extension gets `-32021`; another caller gets
+ * `-32602`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import { z } from 'zod';
+import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
+import type { ToolCallEvent } from '../../lib/core/hooks.js';
+import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
+import { eraHeaders, MODERN_META } from '../fixtures/mcp-http.js';
+import { deferred, waitFor, type Deferred } from '../fixtures/timing.js';
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+const gates = new Map<string, Deferred>();
+const aborted = new Set<string>();
+const ends: ToolCallEvent[] = [];
+const Priority = z.object({ priority: z.enum(['low', 'high']) });
+
+const exportTickets = defineRuntimeTool({
+  description: 'Export the tickets of a tenant (slow)',
+  identity: { serviceName: 'reports', action: 'export', method: 'POST' },
+  input: z.object({ key: z.string(), fail: z.boolean().optional(), ask: z.boolean().optional() }),
+  output: z.object({ rows: z.number(), priority: z.string().optional() }),
+  task: 'optional',
+  asks: { confirm: true, elicit: [Priority] },
+  handler: async ({ input, signal, reportProgress, confirm, elicit }) => {
+    signal.addEventListener('abort', () => aborted.add(input.key), { once: true });
+    reportProgress({ message: 'Reading tickets' });
+    if (input.ask) {
+      if (!(await confirm('Export every ticket?'))) return { rows: 0 };
+      const answer = await elicit({ message: 'Which priority?', schema: Priority });
+      return { rows: 7, priority: answer.action === 'accept' ? answer.content.priority : 'none' };
+    }
+    const gate = deferred();
+    gates.set(input.key, gate);
+    await gate.promise;
+    if (input.fail) throw new Error('the export broke');
+    return { rows: 42 };
+  },
+});
+
+const archive = defineRuntimeTool({
+  description: 'Archive everything (only as a task)',
+  identity: { serviceName: 'reports', action: 'archive', method: 'POST' },
+  input: z.object({}),
+  task: 'required',
+  handler: () => ({ archived: true }),
+});
+
+let server: Server;
+let listener: McpRequestListener;
+let url: string;
+
+beforeAll(async () => {
+  const invoker = createToolInvoker([exportTickets, archive], {
+    onCallFinished: (event) => ends.push(event),
+  });
+  listener = createMcpHttpHandler(invoker, { tasks: { pollIntervalMs: 25 } });
+  await listener.ready();
+  server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+});
+afterAll(async () => {
+  for (const gate of gates.values()) gate.resolve();
+  await listener?.close({ graceMs: 0 });
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+/** The request's envelope, declaring the tasks extension unless `declare` is false. */
+const meta = (declare = true) => ({
+  ...MODERN_META,
+  'io.modelcontextprotocol/clientCapabilities': declare ? { extensions: { [TASKS]: {} } } : {},
+});
+
+/** One 2026-07-28 request as `who`; resolves to its JSON-RPC answer. */
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+  { who = 'alice', declare = true }: { who?: string; declare?: boolean } = {},
+) {
+  const name = (params.name ?? params.taskId) as string | undefined;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...eraHeaders('modern', method, name), authorization: `Bearer ${who}` },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { ...params, _meta: meta(declare) },
+    }),
+  });
+  return (await response.json()) as { result?: any; error?: any };
+}
+
+const start = (args: Record<string, unknown>, who = 'alice') =>
+  rpc('tools/call', { name: 'reports_export', arguments: args }, { who });
+
+describe('the tasks extension (2026-07-28)', () => {
+  it('is discovered, and a declaring client gets a task handle for a tool that runs as one', async () => {
+    const discovered = await rpc('server/discover', {});
+    expect(discovered.result.capabilities.extensions).toEqual({ [TASKS]: {} });
+    const created = await start({ key: 'handle' });
+    expect(created.result).toEqual({
+      resultType: 'task',
+      taskId: expect.stringMatching(/^[\w-]{32}$/),
+      status: 'working',
+      createdAt: expect.any(String),
+      lastUpdatedAt: expect.any(String),
+      ttlMs: 3_600_000,
+      pollIntervalMs: 25,
+      _meta: expect.any(Object),
+    });
+    expect(await waitFor(() => gates.has('handle'))).toBe(true);
+    gates.get('handle')!.resolve();
+  });
+
+  it('tasks/get: working with its status message, then completed with the result inlined', async () => {
+    const { result } = await start({ key: 'poll' });
+    expect(await waitFor(() => gates.has('poll'))).toBe(true);
+    const working = await rpc('tasks/get', { taskId: result.taskId });
+    expect(working.result).toMatchObject({
+      resultType: 'complete',
+      taskId: result.taskId,
+      status: 'working',
+      statusMessage: 'Reading tickets',
+    });
+    gates.get('poll')!.resolve();
+    let done: any;
+    expect(
+      await waitFor(async () => {
+        done = (await rpc('tasks/get', { taskId: result.taskId })).result;
+        return done.status === 'completed';
+      }),
+    ).toBe(true);
+    expect(done.result).toMatchObject({ structuredContent: { rows: 42 } });
+    expect(ends.filter((event) => event.name === 'reports_export').length).toBeGreaterThan(0);
+  });
+
+  it('a tool error completes the task on this era, with the isError result', async () => {
+    const { result } = await start({ key: 'broken', fail: true });
+    expect(await waitFor(() => gates.has('broken'))).toBe(true);
+    gates.get('broken')!.resolve();
+    let done: any;
+    expect(
+      await waitFor(async () => {
+        done = (await rpc('tasks/get', { taskId: result.taskId })).result;
+        return done.status !== 'working';
+      }),
+    ).toBe(true);
+    expect(done).toMatchObject({ status: 'completed', result: { isError: true } });
+  });
+
+  it('asks through the task: input_required with its questions, answered by tasks/update', async () => {
+    const { result } = await start({ key: 'asking', ask: true });
+    const poll = () => rpc('tasks/get', { taskId: result.taskId }).then((answer) => answer.result);
+    let task: any;
+    expect(await waitFor(async () => (task = await poll()).status === 'input_required')).toBe(true);
+    expect(task.inputRequests).toEqual({
+      q0: {
+        method: 'elicitation/create',
+        params: { message: 'Export every ticket?', requestedSchema: expect.any(Object) },
+      },
+    });
+    // An answer to a key the task does not wait on is ignored.
+    expect(
+      (await rpc('tasks/update', { taskId: result.taskId, inputResponses: { q9: {} } })).result,
+    ).toMatchObject({ resultType: 'complete' });
+    await rpc('tasks/update', {
+      taskId: result.taskId,
+      inputResponses: { q0: { action: 'accept', content: {} } },
+    });
+    expect(await waitFor(async () => (task = await poll()).inputRequests?.q1 !== undefined)).toBe(
+      true,
+    );
+    expect(task.inputRequests.q1.params.message).toBe('Which priority?');
+    await rpc('tasks/update', {
+      taskId: result.taskId,
+      inputResponses: { q1: { action: 'accept', content: { priority: 'high' } } },
+    });
+    expect(await waitFor(async () => (task = await poll()).status === 'completed')).toBe(true);
+    expect(task.result.structuredContent).toEqual({ rows: 7, priority: 'high' });
+  });
+
+  it('tasks/cancel: acknowledged, the handler’s signal aborts, and the task stays cancelled', async () => {
+    const { result } = await start({ key: 'cancel' });
+    expect(await waitFor(() => gates.has('cancel'))).toBe(true);
+    expect((await rpc('tasks/cancel', { taskId: result.taskId })).result).toMatchObject({
+      resultType: 'complete',
+    });
+    expect(await waitFor(() => aborted.has('cancel'))).toBe(true);
+    gates.get('cancel')!.resolve();
+    expect((await rpc('tasks/get', { taskId: result.taskId })).result.status).toBe('cancelled');
+    // Cancelling a task that ended is acknowledged, and changes nothing.
+    expect((await rpc('tasks/cancel', { taskId: result.taskId })).result).toBeDefined();
+    expect((await rpc('tasks/get', { taskId: result.taskId })).result.status).toBe('cancelled');
+  });
+
+  it('a client that did not declare the extension: a plain call, -32021 for a required task and every task method', async () => {
+    const call = rpc(
+      'tools/call',
+      { name: 'reports_export', arguments: { key: 'undeclared' } },
+      { declare: false },
+    );
+    expect(await waitFor(() => gates.has('undeclared'))).toBe(true);
+    gates.get('undeclared')!.resolve();
+    const plain = await call;
+    // Not a task: the call ran to its end within the request.
+    expect(plain.result).toMatchObject({ resultType: 'complete', structuredContent: { rows: 42 } });
+    const required = await rpc(
+      'tools/call',
+      { name: 'reports_archive', arguments: {} },
+      { declare: false },
+    );
+    const missing = {
+      code: -32021,
+      message: 'Missing required client capability',
+      data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+    };
+    expect(required.error).toEqual(missing);
+    for (const method of ['tasks/get', 'tasks/cancel']) {
+      expect((await rpc(method, { taskId: 'any' }, { declare: false })).error).toEqual(missing);
+    }
+    expect(
+      (await rpc('tasks/update', { taskId: 'any', inputResponses: {} }, { declare: false })).error,
+    ).toEqual(missing);
+  });
+
+  it('another caller, or a task id that names nothing: -32602', async () => {
+    const { result } = await start({ key: 'private' });
+    for (const [method, params] of [
+      ['tasks/get', { taskId: result.taskId }],
+      ['tasks/cancel', { taskId: result.taskId }],
+      ['tasks/update', { taskId: result.taskId, inputResponses: {} }],
+    ] as const) {
+      expect((await rpc(method, params, { who: 'mallory' })).error).toMatchObject({
+        code: -32602,
+        message: 'Failed to retrieve task: Task not found',
+      });
+    }
+    expect((await rpc('tasks/get', { taskId: 'no-such-task' })).error?.code).toBe(-32602);
+    expect(await waitFor(() => gates.has('private'))).toBe(true);
+    gates.get('private')!.resolve();
+  });
+});
