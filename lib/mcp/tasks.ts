@@ -136,7 +136,7 @@ export class McpTasks {
       leaseUntil: now + this.leaseMs,
       meta,
     };
-    await this.store.create(task);
+    await this.reach(() => this.store.create(task));
     this.execute(task, run);
     return task;
   }
@@ -144,7 +144,7 @@ export class McpTasks {
   /** The caller's task, failed first if its instance stopped vouching for it; else `undefined`. */
   async get(owner: string, taskId: unknown): Promise<TaskRecord | undefined> {
     if (typeof taskId !== 'string') return undefined;
-    const task = await this.store.get(taskId);
+    const task = await this.reach(() => this.store.get(taskId));
     if (!task || task.owner !== owner) return undefined;
     if (isTerminal(task.status) || task.leaseUntil > Date.now()) return task;
     const failed: TaskRecord = {
@@ -154,8 +154,8 @@ export class McpTasks {
       lastUpdatedAt: Date.now(),
       error: { code: ProtocolErrorCode.InternalError, message: STOPPED },
     };
-    if (await this.store.update(failed)) return failed;
-    return this.store.get(taskId);
+    if (await this.reach(() => this.store.update(failed))) return failed;
+    return this.reach(() => this.store.get(taskId));
   }
 
   /**
@@ -174,8 +174,8 @@ export class McpTasks {
       statusMessage: 'The task was cancelled by request.',
       lastUpdatedAt: Date.now(),
     };
-    if (!(await this.store.update(cancelled))) {
-      const now = await this.store.get(task.taskId);
+    if (!(await this.reach(() => this.store.update(cancelled)))) {
+      const now = await this.reach(() => this.store.get(task.taskId));
       return { task: now ?? task, cancelled: false };
     }
     this.running.get(task.taskId)?.abort(cancelledReason());
@@ -267,15 +267,33 @@ export class McpTasks {
     cursor: unknown,
   ): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
     if (cursor !== undefined && typeof cursor !== 'string') throw invalidCursor();
-    const page = await this.store.list(owner, {
-      ...(cursor !== undefined && { cursor }),
-      limit: 50,
-    });
+    const page = await this.reach(() =>
+      this.store.list(owner, {
+        ...(cursor !== undefined && { cursor }),
+        limit: 50,
+      }),
+    );
     if (!page) throw invalidCursor();
     const tasks = await Promise.all(
       page.tasks.map((task) => this.get(owner, task.taskId).then((current) => current ?? task)),
     );
     return { tasks, ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) };
+  }
+
+  /**
+   * A store operation for a request: a store that cannot answer (Redis away, say) is logged,
+   * and the request gets a JSON-RPC `-32603` that says to retry.
+   */
+  private async reach<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      this.logger.error('[toolwright] MCP: the task store did not answer:', error);
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        'The task store could not be reached; retry the request.',
+      );
+    }
   }
 
   /** Runs a stored task here: renews its lease while it runs, stores how it ended, tells waiters. */

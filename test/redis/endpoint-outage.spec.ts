@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
-import { RedisInstanceBus } from '../../lib/redis/index.js';
+import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
 import { ACCEPT, LEGACY_VERSION } from '../fixtures/mcp-http.js';
 import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
@@ -22,6 +22,14 @@ const close = defineRuntimeTool({
   handler: async ({ input, confirm }) => ({ closed: await confirm(`Close ${input.id}?`) }),
 });
 
+const report = defineRuntimeTool({
+  description: 'Build a report (as a task)',
+  identity: { serviceName: 'desk', action: 'report', method: 'POST' },
+  input: z.object({}),
+  task: 'optional',
+  handler: () => ({ rows: 3 }),
+});
+
 let redis: RedisServer;
 let client: Redis;
 let server: Server;
@@ -32,8 +40,9 @@ const logged: string[] = [];
 beforeAll(async () => {
   redis = await startRedis();
   client = redisClient(redis.url);
-  listener = createMcpHttpHandler(createToolInvoker([close]), {
+  listener = createMcpHttpHandler(createToolInvoker([close, report]), {
     bus: new RedisInstanceBus({ redis: client, commandTimeoutMs: 300, onError: () => undefined }),
+    tasks: { store: new RedisTaskStore({ redis: client, commandTimeoutMs: 300 }) },
     logger: { error: (message: string) => logged.push(message) },
   });
   await listener.ready();
@@ -48,6 +57,12 @@ afterAll(async () => {
   client?.disconnect();
   await redis?.stop();
 });
+
+/** A 2025-era JSON-RPC request; resolves to its answer message. */
+async function rpc(method: string, params: Record<string, unknown>) {
+  const text = await (await post({ jsonrpc: '2.0', id: 1, method, params })).text();
+  return JSON.parse(text.startsWith('{') ? text : text.split('data: ').at(-1)!);
+}
 
 const post = (body: unknown) =>
   fetch(url, {
@@ -77,9 +92,18 @@ const initialize = () =>
   });
 
 describe('the instance bus’s Redis goes away and comes back', () => {
-  it('passes an answer on while Redis is up', async () => {
+  let taskId: string;
+
+  it('passes an answer on, and keeps a task, while Redis is up', async () => {
     const answered = await answerFromElsewhere();
     expect(answered.status).toBe(202);
+    const created = await rpc('tools/call', { name: 'desk_report', arguments: {}, task: {} });
+    taskId = created.result.task.taskId;
+    expect(
+      await waitFor(
+        async () => (await rpc('tasks/get', { taskId })).result?.status === 'completed',
+      ),
+    ).toBe(true);
   });
 
   it('while it is away: an answer gets a retryable 503 that says why; an initialize is still served', async () => {
@@ -103,10 +127,25 @@ describe('the instance bus’s Redis goes away and comes back', () => {
     expect(logged).toContainEqual(
       expect.stringContaining('could not be noted on the instance bus'),
     );
+
+    // Tasks cannot be read or made: a clear -32603, and no handler starts without its task.
+    const unreachable = {
+      code: -32603,
+      message: 'The task store could not be reached; retry the request.',
+    };
+    expect((await rpc('tasks/get', { taskId })).error).toEqual(unreachable);
+    expect(
+      (await rpc('tools/call', { name: 'desk_report', arguments: {}, task: {} })).error,
+    ).toEqual(unreachable);
+    expect(logged).toContainEqual(expect.stringContaining('the task store did not answer'));
   });
 
-  it('once it is back: the same answer is passed on again', async () => {
+  it('once it is back: the same answer is passed on again, and tasks are made again', async () => {
     await redis.start();
     expect(await waitFor(async () => (await answerFromElsewhere()).status === 202)).toBe(true);
+    // Nothing was persisted: the task made before is gone; a new one runs.
+    expect((await rpc('tasks/get', { taskId })).error?.code).toBe(-32602);
+    const created = await rpc('tools/call', { name: 'desk_report', arguments: {}, task: {} });
+    expect(created.result.task.status).toBe('working');
   });
 });
