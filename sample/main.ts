@@ -20,6 +20,8 @@ const app = await NestFactory.create<NestExpressApplication>(
     logCalls: true,
     // Share one key between instances; without it the process makes its own.
     requestStateKey: process.env.HELPDESK_STATE_KEY,
+    // Set by `npm run sample:cluster`: the instances share tasks and messages through it.
+    redisUrl: process.env.REDIS_URL,
   }),
 );
 app.enableShutdownHooks();

@@ -1,5 +1,13 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { Redis } from 'ioredis';
 import { defineToolRegistry, ToolsModule } from 'toolwright';
+import { RedisInstanceBus, RedisTaskStore } from 'toolwright/redis';
 import { CallerContextResolver } from '../auth/caller-context.resolver.js';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { DatabaseModule } from '../database/database.module.js';
@@ -35,6 +43,23 @@ export interface HelpdeskAppOptions {
    * same on every instance. Without it, each process makes its own (and says so at bootstrap).
    */
   requestStateKey?: string;
+  /**
+   * A Redis that every instance shares (`npm run sample:cluster`): the export's tasks live there,
+   * and what a 2025-era client sends one instance about a call another runs crosses over it.
+   */
+  redisUrl?: string;
+}
+
+const SAMPLE_REDIS = Symbol('SAMPLE_REDIS');
+
+/** Closes the sample's Redis connection when the application shuts down. */
+@Injectable()
+class RedisConnection implements OnApplicationShutdown {
+  constructor(@Inject(SAMPLE_REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
 }
 
 const serverInfo = { name: 'helpdesk-sample', version: '1.0.0' };
@@ -42,8 +67,16 @@ const serverInfo = { name: 'helpdesk-sample', version: '1.0.0' };
 @Module({})
 export class AppModule {
   static forRoot(options: HelpdeskAppOptions): DynamicModule {
-    const { oauth, requestStateKey } = options;
+    const { oauth, requestStateKey, redisUrl } = options;
     const requestState = requestStateKey ? { requestState: { key: requestStateKey } } : {};
+    const redis = redisUrl ? new Redis(redisUrl) : undefined;
+    // One Redis for the tasks and for what crosses instances; in memory without it.
+    const shared = redis
+      ? {
+          bus: new RedisInstanceBus({ redis }),
+          tasks: { store: new RedisTaskStore({ redis }) },
+        }
+      : {};
     return {
       module: AppModule,
       imports: [
@@ -59,6 +92,7 @@ export class AppModule {
                 // valid token for `resource` gets a 401 naming the authorization server.
                 serverInfo,
                 ...requestState,
+                ...shared,
                 auth: {
                   issuers: oauth.issuer,
                   resource: oauth.resource,
@@ -67,11 +101,17 @@ export class AppModule {
                 },
               }
             : // The application mounts the endpoint itself (McpController) to guard it.
-              { mount: false, serverInfo, ...requestState },
+              { mount: false, serverInfo, ...requestState, ...shared },
         }),
       ],
       controllers: oauth ? [TicketsController] : [McpController, TicketsController],
-      providers: [ApiKeyGuard, CallerContextResolver, RankedSearchTools, SessionTools],
+      providers: [
+        ApiKeyGuard,
+        CallerContextResolver,
+        RankedSearchTools,
+        SessionTools,
+        ...(redis ? [{ provide: SAMPLE_REDIS, useValue: redis }, RedisConnection] : []),
+      ],
     };
   }
 }

@@ -21,6 +21,30 @@ import { TicketsService } from './tickets.service.js';
 
 type Call<I> = ToolCall<I, TenantContext>;
 
+/** How long exporting one ticket takes (`HELPDESK_EXPORT_PAUSE_MS`, default 1 s). */
+const EXPORT_PAUSE_MS = Number(process.env.HELPDESK_EXPORT_PAUSE_MS ?? 1000);
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** A CSV field, quoted when it holds a comma, a quote or a line break. */
+function csvField(value: string): string {
+  return /[",\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
 /** What creating a ticket without a priority asks the user. */
 const PriorityQuestion = z.object({
   priority: TicketPriority.default('normal').meta({ title: 'Priority' }),
@@ -252,6 +276,42 @@ export class TicketTools {
   })
   comment({ input, context }: Call<{ id: string; body: string }>) {
     return this.tickets.addComment(context.tenantId, input.id, context.userId, input.body);
+  }
+
+  @Tool({
+    action: 'exportTickets',
+    method: 'GET',
+    description:
+      'Export all the tenant’s tickets as CSV. Long-running: MCP clients that support tasks get a task to poll.',
+    input: z.object({ status: TicketStatus.optional() }),
+    output: z.object({ count: z.number().int(), csv: z.string() }),
+    // MCP clients may run it as a task: the handle at once, the CSV when the export is done.
+    task: 'optional',
+  })
+  async export({
+    input,
+    context,
+    signal,
+    reportProgress,
+  }: Call<{ status?: Ticket['status'] }>): Promise<{ count: number; csv: string }> {
+    const tickets = this.tickets.list(context.tenantId, input.status, 1000);
+    const rows = ['id,status,priority,assignee,title'];
+    for (const [index, ticket] of tickets.entries()) {
+      // Stands for the slow part of a real export (rendering, uploading): a pause per ticket,
+      // which a cancellation cuts short.
+      await pause(EXPORT_PAUSE_MS, signal);
+      rows.push(
+        [ticket.id, ticket.status, ticket.priority, ticket.assignee ?? '', ticket.title]
+          .map(csvField)
+          .join(','),
+      );
+      reportProgress({
+        progress: index + 1,
+        total: tickets.length,
+        message: `Exported ${index + 1} of ${tickets.length} tickets`,
+      });
+    }
+    return { count: tickets.length, csv: rows.join('\n') };
   }
 
   @Tool({

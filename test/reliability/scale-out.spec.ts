@@ -1,14 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -34,6 +26,7 @@ import {
   type Seen,
 } from '../mcp/support.js';
 import { TestApps } from '../fixtures/apps.js';
+import { RoundRobinProxy } from '../../sample/cluster/round-robin-proxy.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
@@ -46,55 +39,6 @@ import type { Redis } from 'ioredis';
  * instance gave it, and both instances serve. A 2025-era client's cancellation and answers,
  * POSTs of their own that land on the other instance, reach the call over the bus.
  */
-
-/** A round-robin reverse proxy to 127.0.0.1 ports, counting what each upstream served. */
-class RoundRobinProxy {
-  readonly served: number[];
-  private next = 0;
-  private readonly server: Server;
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
-
-  constructor(private readonly ports: readonly number[]) {
-    this.served = ports.map(() => 0);
-    this.server = createServer((req, res) => this.forward(req, res));
-  }
-
-  private forward(req: IncomingMessage, res: ServerResponse): void {
-    const index = this.next++ % this.ports.length;
-    this.served[index]++;
-    const upstream = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: this.ports[index],
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-        agent: this.agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-    // A client that goes away takes its upstream request with it.
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.agent.destroy();
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 /**
  * A bus per instance, each on its own Redis connection as separate processes would have, all

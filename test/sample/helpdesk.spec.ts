@@ -55,6 +55,7 @@ describe('the help desk sample', () => {
         'helpdesk_assign_ticket',
         'helpdesk_close_ticket',
         'helpdesk_create_ticket',
+        'helpdesk_export_tickets',
         'helpdesk_get_ticket',
         'helpdesk_list_tickets',
         'helpdesk_search_articles',

@@ -38,6 +38,7 @@ import {
 const [bot] = SERVICE_CLIENTS;
 const [alice] = SEEDED_USERS;
 const READ_TOOLS = [
+  'helpdesk_export_tickets',
   'helpdesk_get_ticket',
   'helpdesk_list_tickets',
   'helpdesk_search_articles',
