@@ -167,7 +167,10 @@ export class McpHttpEndpoint {
    */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
+    const deadline = Date.now() + graceMs;
     await this.answering.close(graceMs);
+    // The tasks' ends are stored before the bus (which announces them) is let go.
+    await this.tasks?.idle(Math.max(0, deadline - Date.now()));
     await this.prepared?.handler.close();
     const listening = this.listening;
     this.listening = undefined;

@@ -81,6 +81,8 @@ export class McpTasks {
   private readonly running = new Map<string, AbortController>();
   /** Who waits for a task to end (`tasks/result`), by id. */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** The tasks running here, until each has stored how it ended. */
+  private readonly executions = new Set<Promise<unknown>>();
   /** The questions of the tasks running here, waiting for their answers: by task id, then key. */
   private readonly questions = new Map<string, Map<string, (response: unknown) => void>>();
 
@@ -327,7 +329,7 @@ export class McpTasks {
         statusMessage: current.statusMessage,
         lastUpdatedAt: Date.now(),
       }));
-    run({ task, signal: controller.signal, report, write })
+    const execution = run({ task, signal: controller.signal, report, write })
       .catch((error: unknown): TaskOutcome => {
         this.logger.error(`[toolwright] MCP task ${task.taskId} failed:`, error);
         return failedWith(error);
@@ -338,7 +340,23 @@ export class McpTasks {
         this.running.delete(task.taskId);
         return this.announce({ kind: 'done', taskId: task.taskId });
       })
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .finally(() => this.executions.delete(execution));
+    this.executions.add(execution);
+  }
+
+  /**
+   * Resolves once every task running here has stored how it ended, or after `ms`, whichever
+   * comes first (a shutdown: the invoker has drained the calls, their ends are being written).
+   */
+  async idle(ms: number): Promise<void> {
+    if (this.executions.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.executions]),
+      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Tells every instance (this one included): its listeners wake or abort. Logged when it cannot. */

@@ -47,6 +47,15 @@ const archive = defineRuntimeTool({
   handler: () => ({ archived: true }),
 });
 
+const confirmFirst = defineRuntimeTool({
+  description: 'Purge old tickets once the user confirms (as a task)',
+  identity: { serviceName: 'reports', action: 'purge', method: 'DELETE' },
+  input: z.object({}),
+  task: 'optional',
+  asks: { confirm: true },
+  handler: async ({ confirm }) => ({ purged: await confirm('Purge?') }),
+});
+
 const ping = defineRuntimeTool({
   description: 'Answer pong',
   identity: { serviceName: 'reports', action: 'ping', method: 'GET' },
@@ -61,7 +70,7 @@ let url: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  const invoker = createToolInvoker([exportTickets, archive, ping], {
+  const invoker = createToolInvoker([exportTickets, archive, confirmFirst, ping], {
     onCallFinished: (event) => ends.push(event),
   });
   listener = createMcpHttpHandler(invoker, { tasks: { store, pollIntervalMs: 20 } });
@@ -119,6 +128,7 @@ describe('MCP tasks, 2025-11-25 era (SDK 1.x client)', () => {
     expect(support).toEqual({
       reports_export: { taskSupport: 'optional' },
       reports_archive: { taskSupport: 'required' },
+      reports_purge: { taskSupport: 'optional' },
       reports_ping: undefined,
     });
   });
@@ -241,6 +251,20 @@ describe('MCP tasks, 2025-11-25 era (SDK 1.x client)', () => {
     ).rejects.toMatchObject({ code: -32601, message: expect.stringContaining('does not run') });
     // The same tools called the way they run answer as usual.
     expect((await client.callTool({ name: 'reports_ping', arguments: {} })).isError).toBeFalsy();
+  });
+
+  it('a task cannot ask the user on this era: the handler’s question fails USER_INPUT_UNAVAILABLE', async () => {
+    const client = await connect();
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'reports_purge', arguments: {}, task: {} } },
+      z.object({ task: z.object({ taskId: z.string() }).passthrough() }) as never,
+    );
+    const { taskId } = (created as { task: { taskId: string } }).task;
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.isError).toBe(true);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({
+      error: 'USER_INPUT_UNAVAILABLE',
+    });
   });
 
   it('a task and its result are gone once its time is up', async () => {

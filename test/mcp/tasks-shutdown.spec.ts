@@ -1,0 +1,66 @@
+/**
+ * A shutdown with a task running: the invoker drains the call (its handler aborted when the
+ * grace ends), and the endpoint's close waits until the task's end is stored, so no task a
+ * replica ran is left `working` until its lease runs out.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import { z } from 'zod';
+import { createToolInvoker, defineRuntimeTool, InMemoryTaskStore } from '../../lib/core/index.js';
+import type { TaskRecord } from '../../lib/core/task-store.js';
+import { createMcpHttpHandler } from '../../lib/mcp/index.js';
+import { eraHeaders } from '../fixtures/mcp-http.js';
+import { waitFor } from '../fixtures/timing.js';
+
+describe('a shutdown with a task running', () => {
+  it('stores how the task ended before the endpoint closes', async () => {
+    let started = false;
+    const hang = defineRuntimeTool({
+      description: 'Run until stopped',
+      identity: { serviceName: 'reports', action: 'hang', method: 'POST' },
+      input: z.object({}),
+      task: 'optional',
+      handler: ({ signal }) => {
+        started = true;
+        return new Promise((resolve) => signal.addEventListener('abort', resolve));
+      },
+    });
+    // A store that takes its time to write a task's end, as Redis over a network does.
+    const store = new (class extends InMemoryTaskStore {
+      override async update(next: TaskRecord): Promise<boolean> {
+        if (next.status !== 'working') await new Promise((resolve) => setTimeout(resolve, 100));
+        return super.update(next);
+      }
+    })();
+    const invoker = createToolInvoker([hang]);
+    const listener = createMcpHttpHandler(invoker, { tasks: { store } });
+    await listener.ready();
+    const server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: eraHeaders('legacy'),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'reports_hang', arguments: {}, task: {} },
+        }),
+      });
+      const text = await response.text();
+      const { taskId } = JSON.parse(text.split('data: ').at(-1)!).result.task;
+      expect(await waitFor(() => started)).toBe(true);
+
+      await invoker.close({ graceMs: 10 });
+      await listener.close({ graceMs: 5_000 });
+      const ended = await store.get(taskId);
+      expect(ended?.status).toBe('failed');
+      expect(JSON.stringify(ended?.result)).toContain('SERVICE_UNAVAILABLE');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
