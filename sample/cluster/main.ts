@@ -7,10 +7,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SEEDED_USERS } from '../database/seed.js';
+import { accepting, freePort } from './ports.js';
 import { RoundRobinProxy } from './round-robin-proxy.js';
 
 const INSTANCES = 2;
@@ -21,34 +21,6 @@ if (spawnSync('redis-server', ['--version']).error) {
 Install it (Debian, Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis)
 and run the command again. Each instance of the sample alone needs nothing more: npm run sample.`);
   process.exit(1);
-}
-
-/** A free port of 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port: free } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return free;
-}
-
-/** Resolves once something accepts connections on the port; rejects after `ms`. */
-async function accepting(target: number, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const open = await new Promise<boolean>((done) => {
-      const socket = new Socket();
-      const answer = (connected: boolean) => {
-        socket.destroy();
-        done(connected);
-      };
-      socket.once('connect', () => answer(true)).once('error', () => answer(false));
-      socket.connect(target, '127.0.0.1');
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on port ${target}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
 }
 
 /** Prints a child's output lines with a prefix. */

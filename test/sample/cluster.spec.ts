@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { accepts, freePort } from '../../sample/cluster/ports.js';
 import { SEEDED_USERS } from '../../sample/database/seed.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -23,14 +23,6 @@ let cluster: ChildProcess;
 let output = '';
 let mcpUrl: string;
 const dir = mkdtempSync(join(tmpdir(), 'helpdesk-cluster-'));
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function client(key: string): Promise<Client> {
   const connected = new Client({ name: 'cluster-test', version: '1.0.0' });
@@ -114,16 +106,6 @@ describe('npm run sample:cluster', () => {
     const [code] = await exited;
     expect(code).toBe(0);
     // Redis is gone: nothing accepts connections on its port any more.
-    const { Socket } = await import('node:net');
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      const answer = (wasRefused: boolean) => {
-        socket.destroy();
-        resolve(wasRefused);
-      };
-      socket.once('connect', () => answer(false)).once('error', () => answer(true));
-      socket.connect(Number(redisUrl[1]), '127.0.0.1');
-    });
-    expect(refused).toBe(true);
+    expect(await accepts(Number(redisUrl[1]))).toBe(false);
   });
 });
