@@ -10,6 +10,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { declaresTasksIn } from './modern-tasks.js';
 import { internalErrorResult } from './call-tool-result.js';
 import { abortedOnDisconnect, type HttpRequestLike } from './http-framing.js';
 import type { McpCallChannel, McpToolSurface } from './tool-surface.js';
@@ -119,6 +120,10 @@ export function directRequest(
   }
   if (message.method === 'tools/call') {
     if (typeof params.name !== 'string' || !surface.answersDirectly(params.name)) return undefined;
+    // A 2026-era client that declares the tasks extension gets a task of such a tool.
+    if (era === 'modern' && surface.runsAsTask(params.name) && declaresTasksIn(params._meta)) {
+      return undefined;
+    }
   }
   // A read of a URI some resource or template serves (a missing one is the SDK's answer).
   if (message.method === 'resources/read') {

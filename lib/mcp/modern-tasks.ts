@@ -16,7 +16,11 @@ const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** Whether the request's client declared the tasks extension in its per-request capabilities. */
 export function declaresTasks(ctx: ServerContext): boolean {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return declaresTasksIn(ctx.mcpReq.envelope as Record<string, unknown> | undefined);
+}
+
+/** Whether a 2026-era envelope (a request's `_meta`) declares the tasks extension. */
+export function declaresTasksIn(envelope: Record<string, unknown> | undefined): boolean {
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
     { extensions?: Record<string, unknown> } | undefined;
   const declared = capabilities?.extensions?.[TASKS_EXTENSION];

@@ -66,7 +66,10 @@ export function toMcpTool(descriptor: ToolDescriptor, era: Era): Tool {
     annotations: { ...(title !== undefined && { title }), ...hints },
     ...(descriptor.icons !== undefined && { icons: descriptor.icons as Tool['icons'] }),
     ...(descriptor._meta !== undefined && { _meta: descriptor._meta as Tool['_meta'] }),
-    ...(descriptor.task !== undefined && { execution: { taskSupport: descriptor.task } }),
+    // Only the 2025-11-25 revision lists it: the 2026-07-28 tasks extension leaves the choice to
+    // the server per call, and the SDK's 2026 codec drops the field.
+    ...(descriptor.task !== undefined &&
+      era === 'legacy' && { execution: { taskSupport: descriptor.task } }),
   };
 }
 
@@ -183,8 +186,9 @@ export class McpToolSurface {
         .filter(({ spec, descriptor: { outputSchema } }) => {
           const projected = outputSchema !== undefined && outputSchema.type !== 'object';
           // A tool that asks goes through the SDK, which carries its questions; one that runs
-          // as a task too, whose handle the SDK's server answers.
-          return !projected && !spec.present?.mcp && !spec.asks && !spec.task;
+          // only as a task too, whose handle the SDK's server answers (a plain call of a tool
+          // that may run as one is answered here unless the client asks for a task).
+          return !projected && !spec.present?.mcp && !spec.asks && spec.task !== 'required';
         })
         .map(({ spec }) => spec.name),
     );
@@ -543,6 +547,11 @@ export class McpToolSurface {
   /** Whether the endpoint may answer a call of this tool without the SDK (decided once). */
   answersDirectly(name: string): boolean {
     return this.direct.has(name);
+  }
+
+  /** Whether this tool may run as a task (a call that asks for one goes through the SDK). */
+  runsAsTask(name: string): boolean {
+    return this.tools.get(name)?.spec.task !== undefined;
   }
 
   /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */

@@ -1,8 +1,9 @@
 /**
- * A question belongs to the signed-in caller that was asked, with tokens from a real
- * authorization server: on the 2026-07-28 era another client's token cannot take the next round
- * of its `requestState` (the SDK's -32602), while a new token of the same client can; on the 2025
- * era another client's answer POST does not settle the question.
+ * A question, and a task, belong to the signed-in caller, with tokens from a real authorization
+ * server: on the 2026-07-28 era another client's token cannot take the next round of its
+ * `requestState` (the SDK's -32602), while a new token of the same client can; on the 2025 era
+ * another client's answer POST does not settle the question; and another client is told a task
+ * does not exist, while a new token of the client that created it sees it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
@@ -37,6 +38,14 @@ const close = defineRuntimeTool({
   },
 });
 
+const report = defineRuntimeTool({
+  description: 'Build a report (as a task)',
+  identity: { serviceName: 'desk', action: 'report', method: 'GET' },
+  input: z.object({}),
+  task: 'optional',
+  handler: () => ({ rows: 3 }),
+});
+
 let as: AuthorizationServer;
 let server: Server;
 let listener: McpRequestListener;
@@ -51,7 +60,7 @@ beforeAll(async () => {
       { ...BOB, scopes: ['desk'] },
     ],
   });
-  listener = createMcpHttpHandler(createToolInvoker([close]), {
+  listener = createMcpHttpHandler(createToolInvoker([close, report]), {
     auth: { issuers: as.issuer, resource: RESOURCE },
     requestState: { key: 'the key of every instance of the desk endpoint' },
   });
@@ -180,5 +189,49 @@ describe('2025 era: the answer POST of another principal does not settle the que
     expect(answer.id).toBe(7);
     expect(JSON.parse(answer.result.content[0].text)).toEqual({ closed: false });
     await stream.cancel();
+  });
+});
+
+describe('tasks are bound to the principal that created them', () => {
+  async function rpc(bearer: string, method: string, params: Record<string, unknown>) {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        'mcp-protocol-version': LEGACY_VERSION,
+        authorization: `Bearer ${bearer}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const text = await response.text();
+    return JSON.parse(text.startsWith('{') ? text : text.split('data: ').at(-1)!);
+  }
+
+  it('bob is told alice’s task does not exist; alice, with a new token, sees it', async () => {
+    const created = await rpc(await token(ALICE), 'tools/call', {
+      name: 'desk_report',
+      arguments: {},
+      task: {},
+    });
+    const { taskId } = created.result.task;
+    const bob = await token(BOB);
+    for (const [method, params] of [
+      ['tasks/get', { taskId }],
+      ['tasks/result', { taskId }],
+      ['tasks/cancel', { taskId }],
+    ] as const) {
+      expect((await rpc(bob, method, params)).error).toEqual({
+        code: -32602,
+        message: 'Failed to retrieve task: Task not found',
+      });
+    }
+    expect((await rpc(bob, 'tasks/list', {})).result.tasks).toEqual([]);
+
+    const alice = await token(ALICE);
+    const result = await rpc(alice, 'tasks/result', { taskId });
+    expect(JSON.parse(result.result.content[0].text)).toEqual({ rows: 3 });
+    const listed = (await rpc(alice, 'tasks/list', {})).result.tasks;
+    expect(listed.map((task: { taskId: string }) => task.taskId)).toContain(taskId);
   });
 });

@@ -107,6 +107,19 @@ describe('the tasks extension (2026-07-28)', () => {
   it('is discovered, and a declaring client gets a task handle for a tool that runs as one', async () => {
     const discovered = await rpc('server/discover', {});
     expect(discovered.result.capabilities.extensions).toEqual({ [TASKS]: {} });
+    const listed = await rpc('tools/list', {});
+    expect(
+      Object.fromEntries(
+        listed.result.tools.map((tool: { name: string; execution?: unknown }) => [
+          tool.name,
+          tool.execution,
+        ]),
+      ),
+    ).toEqual({
+      // The 2026-07-28 revision has no per-tool task field: the server decides per call.
+      reports_export: undefined,
+      reports_archive: undefined,
+    });
     const created = await start({ key: 'handle' });
     expect(created.result).toEqual({
       resultType: 'task',

@@ -1,4 +1,7 @@
-/** One measured cell: validate, warm up, measure, validate again. Shared by bench:http and bench:scale. */
+/**
+ * One measured cell: validate, warm up, measure, validate again. Shared by bench:http and
+ * bench:scale; bench:tasks replays its fixed requests through the same {@link replay}.
+ */
 import { fixed, int, median, mib, ms } from './format.js';
 import { assertCleanLoad, measure, warmUp, type LoadResult } from './load.js';
 import {
@@ -11,6 +14,7 @@ import {
   type Scenario,
   type ToolScenario,
 } from './mcp.js';
+import type { RawResponse } from './http-client.js';
 import type { RunningServer } from './server-process.js';
 
 /** The tools' cells: measured on every target that does not name its own scenarios. */
@@ -69,6 +73,48 @@ export interface CellRun {
   readonly exact: boolean;
 }
 
+/** How {@link replay} loads a server with one request, and how it checks an answer. */
+export interface ReplayPlan {
+  /** Sends the request once and checks the answer (`when`: before or after); throws `BenchFailure`. */
+  readonly check: (when: string) => Promise<RawResponse>;
+  readonly connections: number;
+  readonly warmupS: number;
+  readonly durationS: number;
+}
+
+/** What {@link replay} measured, and the first answer it checked. */
+export interface Replayed {
+  readonly load: LoadResult;
+  readonly body: string;
+  /** Whether every answer under load was compared with the checked body. */
+  readonly exact: boolean;
+}
+
+/**
+ * Checks two answers (and compares them), warms up, measures, checks once more. When the two
+ * first answers are identical bytes, every answer under load, and the last one, must be those
+ * bytes too. Throws `BenchFailure` otherwise. `what` names the cell in failures.
+ */
+export async function replay(
+  server: RunningServer,
+  request: ReplayRequest,
+  what: string,
+  plan: ReplayPlan,
+): Promise<Replayed> {
+  const one = await plan.check('before');
+  const two = await plan.check('before');
+  const expectBody = one.body === two.body ? one.body : undefined;
+  const options = { connections: plan.connections, request, expectBody };
+  await warmUp(server, { ...options, seconds: plan.warmupS });
+  const load = await measure(server, { ...options, seconds: plan.durationS });
+  assertCleanLoad(load, what);
+  const after = await plan.check('after');
+  if (expectBody !== undefined && after.body !== expectBody) {
+    throw new BenchFailure(`${what}, after: the answer changed under load:\n${after.body}`);
+  }
+  return { load, body: one.body, exact: expectBody !== undefined };
+}
+
 /**
  * Validates two answers (and compares them), warms up, measures, validates once more. Before
  * and after must be results (the echo, or every tool); when the two first answers are identical
@@ -83,29 +129,20 @@ export async function runCell(
   settings: CellSettings,
 ): Promise<CellRun> {
   const what = `${server.spec.label} — ${SCENARIO_LABEL[scenario]} ${era} (round ${round})`;
-  const check = (when: string) =>
-    validateOnce(server.url, request, scenario, settings.toolCount, `${what}, ${when}`);
-  const one = await check('before');
-  const two = await check('before');
-  const expectBody = one.body === two.body ? one.body : undefined;
-  const options = { connections: settings.connections, request, expectBody };
   const first = firstOfGroup(server, scenario);
-  await warmUp(server, {
-    ...options,
-    seconds: first ? Math.max(settings.warmupS, settings.firstWarmupS) : settings.warmupS,
+  const { load, body, exact } = await replay(server, request, what, {
+    check: (when) =>
+      validateOnce(server.url, request, scenario, settings.toolCount, `${what}, ${when}`),
+    connections: settings.connections,
+    warmupS: first ? Math.max(settings.warmupS, settings.firstWarmupS) : settings.warmupS,
+    durationS: settings.durationS,
   });
-  const load = await measure(server, { ...options, seconds: settings.durationS });
-  assertCleanLoad(load, what);
-  const after = await check('after');
-  if (expectBody !== undefined && after.body !== expectBody) {
-    throw new BenchFailure(`${what}, after: the answer changed under load:\n${after.body}`);
-  }
   const run: CellRun = {
     round,
     load,
     peakRss: server.peakRss(),
-    bodyBytes: Buffer.byteLength(one.body),
-    exact: expectBody !== undefined,
+    bodyBytes: Buffer.byteLength(body),
+    exact,
   };
   console.log(
     `  ${server.spec.id.padEnd(23)} ${SCENARIO_LABEL[scenario].padEnd(15)} ${era}  ${int(load.rps).padStart(7)} req/s  ` +
@@ -128,6 +165,12 @@ export interface CellTarget {
   readonly afterCell?: (scenario: Scenario, era: Era, run: CellRun) => Promise<void>;
 }
 
+/** The servers in a round's order: each round starts one further along. */
+export function rotation<T>(targets: readonly T[], round: number): T[] {
+  const shift = (round - 1) % targets.length;
+  return [...targets.slice(shift), ...targets.slice(0, shift)];
+}
+
 /**
  * One round of cells on servers that are all running: each scenario and era is measured on every
  * server in turn before the next, so that a slower period of the machine falls on all of them
@@ -138,8 +181,7 @@ export async function runRound(
   round: number,
   record: (target: CellTarget, scenario: Scenario, era: Era, run: CellRun) => void,
 ): Promise<void> {
-  const shift = (round - 1) % targets.length;
-  const order = [...targets.slice(shift), ...targets.slice(0, shift)];
+  const order = rotation(targets, round);
   for (const scenario of ALL_SCENARIOS) {
     for (const era of ERAS) {
       for (const target of order) {

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type Agent } from 'node:http';
 
 export interface RawResponse {
   readonly status: number;
@@ -6,12 +6,16 @@ export interface RawResponse {
   readonly body: string;
 }
 
-/** One POST on a fresh connection, for validation (never for measurement). */
+/**
+ * One POST: on a fresh connection, for validation, or through `agent` (a keep-alive agent of
+ * `bench:tasks`' drivers, whose requests depend on the answers before them).
+ */
 export function post(
   url: string,
   headers: Readonly<Record<string, string>>,
   body: string,
   timeoutMs = 10_000,
+  agent: Agent | false = false,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -19,7 +23,7 @@ export function post(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: false,
+        agent,
       },
       (res) => {
         const chunks: Buffer[] = [];

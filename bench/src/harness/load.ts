@@ -68,17 +68,38 @@ function run(url: string, options: LoadOptions): Promise<autocannon.Result> {
   });
 }
 
-/** Runs the load and reads the server's CPU ticks right before and right after it. */
-export async function measure(server: RunningServer, options: LoadOptions): Promise<LoadResult> {
+/** What a server and the rest of the machine spent over a window of {@link cpuWindow}. */
+export interface CpuSpent {
+  /** The server's CPU seconds (user + system, all threads). */
+  readonly serverSeconds: number;
+  /** Cores busy with anything but the server and this harness, on average over the window. */
+  readonly otherCores: number;
+}
+
+/**
+ * Starts a window over the server's CPU time (and the machine's and this harness's, to tell how
+ * busy other processes kept it): call the function it returns when the window ends, with the
+ * window's length in seconds.
+ */
+export function cpuWindow(server: RunningServer): (seconds: number) => CpuSpent {
   const machineBefore = machineBusySeconds();
   const ownBefore = ownCpuSeconds();
   const cpuBefore = server.cpuSeconds();
+  return (seconds) => {
+    const serverSeconds = server.cpuSeconds() - cpuBefore;
+    const own = ownCpuSeconds() - ownBefore;
+    const machine = machineBusySeconds() - machineBefore;
+    return { serverSeconds, otherCores: Math.max(0, machine - serverSeconds - own) / seconds };
+  };
+}
+
+/** Runs the load and reads the server's CPU ticks right before and right after it. */
+export async function measure(server: RunningServer, options: LoadOptions): Promise<LoadResult> {
+  const spent = cpuWindow(server);
   const result = await run(server.url, options);
-  const cpuAfter = server.cpuSeconds();
-  const own = ownCpuSeconds() - ownBefore;
-  const machine = machineBusySeconds() - machineBefore;
   const requests = result.requests.total;
   const seconds = result.duration;
+  const { serverSeconds, otherCores } = spent(seconds);
   return {
     requests,
     seconds,
@@ -89,8 +110,8 @@ export async function measure(server: RunningServer, options: LoadOptions): Prom
     errors: result.errors,
     timeouts: result.timeouts,
     mismatches: result.mismatches,
-    cpuUsPerRequest: requests > 0 ? ((cpuAfter - cpuBefore) * 1e6) / requests : NaN,
-    otherCores: Math.max(0, machine - (cpuAfter - cpuBefore) - own) / seconds,
+    cpuUsPerRequest: requests > 0 ? (serverSeconds * 1e6) / requests : NaN,
+    otherCores,
   };
 }
 

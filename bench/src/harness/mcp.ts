@@ -43,8 +43,8 @@ export type EraRequests = Record<ToolScenario, ReplayRequest> &
 export const ECHO_TEXT = 'hello from the toolwright bench';
 export const MODERN_VERSION = '2026-07-28';
 const LEGACY_VERSION = '2025-06-18';
-const ACCEPT = 'application/json, text/event-stream';
-const CLIENT_INFO = { name: 'toolwright-bench', version: '0.0.0' };
+export const ACCEPT = 'application/json, text/event-stream';
+export const CLIENT_INFO = { name: 'toolwright-bench', version: '0.0.0' };
 
 /** Stops the run: the harness never measures an answer it could not validate. */
 export class BenchFailure extends Error {}
@@ -70,7 +70,8 @@ export function messagesOf(response: RawResponse): unknown[] {
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 
-function describe(response: RawResponse): string {
+/** A response in a failure's words: status, content type and the start of the body. */
+export function describe(response: RawResponse): string {
   const body = response.body.length > 600 ? `${response.body.slice(0, 600)}…` : response.body;
   return `HTTP ${response.status} ${String(response.headers['content-type'] ?? '')}: ${body}`;
 }
@@ -102,15 +103,23 @@ export function resultOf(response: RawResponse, id: unknown, what: string): any 
 
 /** Checks a `tools/call echo` answer: a result, not an error, echoing {@link ECHO_TEXT}. */
 export function checkCall(response: RawResponse, id: unknown, what: string): void {
-  const result = resultOf(response, id, what);
-  if (result.isError === true) {
+  checkEchoed(resultOf(response, id, what), ECHO_TEXT, what, response);
+}
+
+/**
+ * Checks a `CallToolResult` of a tool that answers `{ text }`: not an error, `expected` in its
+ * structured content and as the JSON of its text content. `response` (where it came from) goes
+ * into the failure's message.
+ */
+export function checkEchoed(result: any, expected: string, what: string, response: RawResponse) {
+  if (result?.isError === true) {
     throw new BenchFailure(`${what}: the tool failed — ${describe(response)}`);
   }
-  const text = result.content?.[0]?.text;
-  if (result.structuredContent?.text !== ECHO_TEXT || typeof text !== 'string') {
+  const text = result?.content?.[0]?.text;
+  if (result?.structuredContent?.text !== expected || typeof text !== 'string') {
     throw new BenchFailure(`${what}: not the echoed text — ${describe(response)}`);
   }
-  if ((JSON.parse(text) as { text?: unknown }).text !== ECHO_TEXT) {
+  if ((JSON.parse(text) as { text?: unknown }).text !== expected) {
     throw new BenchFailure(
       `${what}: the text content is not the echoed JSON — ${describe(response)}`,
     );

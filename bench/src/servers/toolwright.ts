@@ -12,6 +12,11 @@
  * `TELEMETRY=memory` registers an OpenTelemetry SDK with in-memory exporters before the library
  * is loaded (`shared/otel.ts`), so that every request gets its spans and histogram records; on
  * SIGUSR2 the server flushes it and prints a `BENCH_TELEMETRY {…}` line with what it exported.
+ * `TASKS` turns MCP tasks on (`shared/tasks.ts`): one more tool, `report` (input `{ text }`,
+ * output `{ text }`, `task: 'optional'`), with clients told to poll every millisecond; `memory`
+ * keeps the tasks in an `InMemoryTaskStore`, `redis` in a `RedisTaskStore` with a
+ * `RedisInstanceBus` (`toolwright/redis`, `ioredis` from the repository's node_modules) on the
+ * Redis at `REDIS_URL`. Unset, the server is as without it.
  * It loads the library's build (`dist/index.js`), so run `npm run build` first, and Nest from the
  * repository's node_modules, the copy the build itself resolves (bench/ installs no Nest of its own).
  */
@@ -22,6 +27,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { z } from 'zod';
 import type * as Toolwright from '../../../dist/index.js';
+import type * as ToolwrightRedis from '../../../dist/redis/index.js';
 import { libraryEntry } from '../shared/paths.js';
 import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 import {
@@ -32,6 +38,12 @@ import {
   promptText,
   recordText,
 } from '../shared/operations.js';
+import {
+  REPORT_TOOL,
+  TASK_POLL_INTERVAL_MS,
+  tasksModeFromEnv,
+  type TasksMode,
+} from '../shared/tasks.js';
 import { answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
 
 const setupStart = performance.now();
@@ -49,9 +61,35 @@ if (telemetryMode === 'memory') {
 }
 const telemetryMs = performance.now() - setupStart;
 
-const { ToolsModule, defineRuntimeTool, defineResource, defineResourceTemplate, definePrompt } =
-  (await import(libraryEntry())) as typeof Toolwright;
+const {
+  ToolsModule,
+  defineRuntimeTool,
+  defineResource,
+  defineResourceTemplate,
+  definePrompt,
+  InMemoryTaskStore,
+} = (await import(libraryEntry())) as typeof Toolwright;
 const importMs = performance.now() - setupStart - telemetryMs;
+
+const tasksMode = tasksModeFromEnv();
+
+/** The endpoint's `tasks` and `bus` options for the store `mode` names. */
+async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpEndpointOptions>> {
+  const polling = { pollIntervalMs: TASK_POLL_INTERVAL_MS };
+  if (mode === 'memory') return { tasks: { ...polling, store: new InMemoryTaskStore() } };
+  const url = process.env.REDIS_URL;
+  if (!url) throw new Error('TASKS=redis needs REDIS_URL (redis://127.0.0.1:<port>).');
+  const { Redis } = await import('ioredis');
+  const { RedisInstanceBus, RedisTaskStore } = (await import(
+    libraryEntry('redis/index.js')
+  )) as typeof ToolwrightRedis;
+  const redis = new Redis(url);
+  return {
+    tasks: { ...polling, store: new RedisTaskStore({ redis }) },
+    bus: new RedisInstanceBus({ redis }),
+  };
+}
+const taskOptions = tasksMode && (await taskEndpoint(tasksMode));
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 const adapter = process.env.ADAPTER ?? 'express';
@@ -83,6 +121,20 @@ const tools = benchTools(count).map((spec) =>
     handler: ({ input }) => answer(input),
   }),
 );
+
+const report = tasksMode
+  ? [
+      defineRuntimeTool({
+        name: REPORT_TOOL,
+        description: 'Report the text back, as a task when the client asks for one',
+        identity: { serviceName: 'bench', action: REPORT_TOOL, method: 'GET' },
+        input: z.object({ text: z.string() }),
+        output,
+        task: 'optional',
+        handler: ({ input }) => answer(input),
+      }),
+    ]
+  : [];
 
 const resources = benchResources().map((spec) =>
   defineResource({
@@ -121,7 +173,7 @@ class AppModule {}
 Module({
   imports: [
     ToolsModule.forRoot({
-      registry: [...tools, ...operations],
+      registry: [...tools, ...report, ...operations],
       mcp: {
         path: '/mcp',
         serverInfo: { name: 'toolwright-bench', version: '0.0.0' },
@@ -129,6 +181,7 @@ Module({
         allowedHosts: ['127.0.0.1', 'localhost'],
         maxBodyBytes: BODY_LIMIT,
         ...(auth && { auth }),
+        ...taskOptions,
       },
     }),
   ],
@@ -155,9 +208,10 @@ const initMs = performance.now() - initStart;
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3400), host);
 announceReady(
-  `toolwright-${adapter}${auth ? '-auth' : ''}${telemetryMode === 'memory' ? '-otel' : ''}`,
+  `toolwright-${adapter}${auth ? '-auth' : ''}${telemetryMode === 'memory' ? '-otel' : ''}` +
+    (tasksMode ? `-tasks-${tasksMode}` : ''),
   app.getHttpServer().address(),
-  count,
+  count + report.length,
   setupStart,
   {
     ...(telemetryMode === 'memory' && { telemetry: telemetryMs }),

@@ -24,12 +24,13 @@ export const REPO_DIR = dirname(BENCH_DIR);
 export const BUILD_DIR = join(BENCH_DIR, 'node_modules', '.cache', 'toolwright-bench');
 
 /**
- * The library's build (`dist/index.js`) as a URL to `import()`. The compiled bench lives under
+ * The library's build (`dist/index.js`, or another of its entry points such as
+ * `redis/index.js`) as a URL to `import()`. The compiled bench lives under
  * bench/node_modules/.cache, so a relative import of the build would not reach it.
  */
-export function libraryEntry(): string {
+export function libraryEntry(module = 'index.js'): string {
   // TOOLWRIGHT_DIST: another build of the library (the `reference` targets of BENCH_REFERENCE).
-  const entry = join(process.env.TOOLWRIGHT_DIST ?? join(REPO_DIR, 'dist'), 'index.js');
+  const entry = join(process.env.TOOLWRIGHT_DIST ?? join(REPO_DIR, 'dist'), module);
   if (!existsSync(entry)) {
     throw new Error(`bench: ${entry} is missing; run \`npm run build\` at the repository root.`);
   }
