@@ -22,9 +22,12 @@ import {
 export interface McpTaskOptions {
   /** Where tasks live: shared by every instance. @default an in-memory store (one instance) */
   store?: TaskStore;
-  /** How long a task and its result are kept from its creation, unless the client asks for less. @default 3_600_000 (1 h) */
+  /**
+   * How long a task and its result are kept from its creation, unless a 2025-era client asks
+   * for another time (cut to `maxTtlMs`). @default 3_600_000 (1 h)
+   */
   ttlMs?: number;
-  /** The most a client may ask for. @default 86_400_000 (24 h) */
+  /** The most a 2025-era client may ask for. @default 86_400_000 (24 h) */
   maxTtlMs?: number;
   /** The polling interval clients are told. @default 1_000 */
   pollIntervalMs?: number;
@@ -72,7 +75,7 @@ const STOPPED = 'The instance running the task stopped before it finished.';
  * another is told no such task exists. Cancelling reaches the instance running it over the bus.
  */
 export class McpTasks {
-  readonly store: TaskStore;
+  private readonly store: TaskStore;
   private readonly ttlMs: number;
   private readonly maxTtlMs: number;
   private readonly pollIntervalMs: number;
@@ -106,11 +109,6 @@ export class McpTasks {
       else if (message.kind === 'input') this.deliver(message.taskId, message.responses);
       else this.wake(message.taskId);
     });
-  }
-
-  /** How many tasks run here. */
-  get size(): number {
-    return this.running.size;
   }
 
   /**
@@ -148,7 +146,10 @@ export class McpTasks {
     if (typeof taskId !== 'string') return undefined;
     const task = await this.reach(() => this.store.get(taskId));
     if (!task || task.owner !== owner) return undefined;
-    if (isTerminal(task.status) || task.leaseUntil > Date.now()) return task;
+    // Running here: this instance is alive whatever its last renewal says.
+    if (isTerminal(task.status) || task.leaseUntil > Date.now() || this.running.has(taskId)) {
+      return task;
+    }
     const failed: TaskRecord = {
       ...task,
       status: 'failed',
@@ -322,11 +323,12 @@ export class McpTasks {
     renew.unref?.();
     const report = (message: string) =>
       void write((current) => ({ ...current, statusMessage: message, lastUpdatedAt: Date.now() }));
+    // A JSON-RPC failure says what went wrong in the status message too, as the spec advises.
     const ended = (outcome: TaskOutcome) =>
       write((current) => ({
         ...current,
         ...outcome,
-        statusMessage: current.statusMessage,
+        ...('error' in outcome && outcome.error && { statusMessage: outcome.error.message }),
         lastUpdatedAt: Date.now(),
       }));
     const execution = run({ task, signal: controller.signal, report, write })

@@ -28,6 +28,7 @@ import {
 import { TestApps } from '../fixtures/apps.js';
 import { RoundRobinProxy } from '../../sample/cluster/round-robin-proxy.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
+import { eraHeaders, MODERN_META } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
 import type { Redis } from 'ioredis';
@@ -496,6 +497,53 @@ describe('tasks on three instances sharing one Redis', () => {
       });
     } finally {
       await client.close();
+    }
+  });
+
+  it('runs a 2026-07-28 task (the tasks extension) across the instances: created on one, polled and cancelled on others', async () => {
+    const rpc = async (method: string, params: Record<string, unknown>) => {
+      const response = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: eraHeaders('modern', method, (params.name ?? params.taskId) as string),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: {
+            ...params,
+            _meta: {
+              ...MODERN_META,
+              'io.modelcontextprotocol/clientCapabilities': {
+                extensions: { 'io.modelcontextprotocol/tasks': {} },
+              },
+            },
+          },
+        }),
+      });
+      return (await response.json()) as { result?: any; error?: any };
+    };
+    const done = await rpc('tools/call', { name: 'reports_export', arguments: { key: 'modern' } });
+    expect(done.result).toMatchObject({ resultType: 'task', status: 'working' });
+    let task: any;
+    expect(
+      await waitFor(async () => {
+        task = (await rpc('tasks/get', { taskId: done.result.taskId })).result;
+        return task.status === 'completed';
+      }),
+    ).toBe(true);
+    expect(task.result.structuredContent).toEqual({ key: 'modern', instance: ranOn('modern') });
+
+    const held = await rpc('tools/call', {
+      name: 'reports_export',
+      arguments: { key: 'modern-held', hold: true },
+    });
+    expect(await waitFor(() => ranOn('modern-held') >= 0)).toBe(true);
+    await rpc('tasks/cancel', { taskId: held.result.taskId });
+    expect(await waitFor(() => aborted.get('modern-held') === ranOn('modern-held'))).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      expect((await rpc('tasks/get', { taskId: held.result.taskId })).result.status).toBe(
+        'cancelled',
+      );
     }
   });
 

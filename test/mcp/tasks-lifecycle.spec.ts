@@ -1,7 +1,9 @@
 /**
- * A shutdown with a task running: the invoker drains the call (its handler aborted when the
- * grace ends), and the endpoint's close waits until the task's end is stored, so no task a
- * replica ran is left `working` until its lease runs out.
+ * A task's life on one instance: a shutdown with a task running drains the call (its handler
+ * aborted when the grace ends) and the endpoint's close waits until the task's end is stored,
+ * so no task a replica ran is left `working` until its lease runs out; and a task running here
+ * is never failed for a lapsed lease, whatever its last renewal says (an instance that died is
+ * in test/redis/task-lease.spec.ts).
  */
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
@@ -9,6 +11,8 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool, InMemoryTaskStore } from '../../lib/core/index.js';
 import type { TaskRecord } from '../../lib/core/task-store.js';
 import { createMcpHttpHandler } from '../../lib/mcp/index.js';
+import { McpTasks } from '../../lib/mcp/tasks.js';
+import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
 import { eraHeaders } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -62,5 +66,31 @@ describe('a shutdown with a task running', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('a task running here whose lease lapsed', () => {
+  it('stays working: the instance running it is alive', async () => {
+    // A store that keeps no renewal, as one that was too slow to take them.
+    const store = new (class extends InMemoryTaskStore {
+      override async update(next: TaskRecord): Promise<boolean> {
+        return next.status === 'working' ? true : super.update(next);
+      }
+    })();
+    const tasks = new McpTasks({ store, leaseMs: 5 }, new InMemoryInstanceBus(), console);
+    let release!: () => void;
+    const running = new Promise<void>((resolve) => (release = resolve));
+    const task = await tasks.start('owner', 'reports_hang', undefined, {}, async () => {
+      await running;
+      return { status: 'completed', result: { content: [] } };
+    });
+    expect(await waitFor(async () => (await store.get(task.taskId))!.leaseUntil < Date.now())).toBe(
+      true,
+    );
+    expect((await tasks.get('owner', task.taskId))?.status).toBe('working');
+    release();
+    expect(
+      await waitFor(async () => (await tasks.get('owner', task.taskId))?.status === 'completed'),
+    ).toBe(true);
   });
 });
