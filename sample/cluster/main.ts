@@ -77,6 +77,7 @@ const env = {
   HELPDESK_STATE_KEY: process.env.HELPDESK_STATE_KEY ?? randomBytes(32).toString('base64url'),
 };
 const ports: number[] = [];
+// One after the other: the first creates and seeds the database the others open.
 for (let i = 0; i < INSTANCES; i++) {
   const instancePort = await freePort();
   ports.push(instancePort);
@@ -91,8 +92,8 @@ for (let i = 0; i < INSTANCES; i++) {
       void stop(1);
     }
   });
+  await accepting(instancePort);
 }
-await Promise.all(ports.map((instancePort) => accepting(instancePort)));
 
 const proxy = (front.proxy = new RoundRobinProxy(ports));
 const base = await proxy.listen(port);
