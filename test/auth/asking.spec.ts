@@ -19,6 +19,7 @@ import {
   LEGACY_VERSION,
   MODERN_META,
   eraHeaders,
+  rpc as rpcOf,
   streamedMessages,
 } from '../fixtures/mcp-http.js';
 
@@ -193,20 +194,8 @@ describe('2025 era: the answer POST of another principal does not settle the que
 });
 
 describe('tasks are bound to the principal that created them', () => {
-  async function rpc(bearer: string, method: string, params: Record<string, unknown>) {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: ACCEPT,
-        'mcp-protocol-version': LEGACY_VERSION,
-        authorization: `Bearer ${bearer}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const text = await response.text();
-    return JSON.parse(text.startsWith('{') ? text : text.split('data: ').at(-1)!);
-  }
+  const rpc = (bearer: string, method: string, params: Record<string, unknown>) =>
+    rpcOf(url, 'legacy', method, params, { authorization: `Bearer ${bearer}` });
 
   it('bob is told alice’s task does not exist; alice, with a new token, sees it', async () => {
     const created = await rpc(await token(ALICE), 'tools/call', {

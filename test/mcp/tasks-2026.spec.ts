@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import type { ToolCallEvent } from '../../lib/core/hooks.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
-import { eraHeaders, MODERN_META } from '../fixtures/mcp-http.js';
+import { MODERN_META, rpc as rpcOf } from '../fixtures/mcp-http.js';
 import { deferred, waitFor, type Deferred } from '../fixtures/timing.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -81,24 +81,20 @@ const meta = (declare = true) => ({
 });
 
 /** One 2026-07-28 request as `who`; resolves to its JSON-RPC answer. */
-async function rpc(
+const rpc = (
   method: string,
   params: Record<string, unknown>,
   { who = 'alice', declare = true }: { who?: string; declare?: boolean } = {},
-) {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { ...eraHeaders('modern', method, name), authorization: `Bearer ${who}` },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: { ...params, _meta: meta(declare) },
-    }),
-  });
-  return (await response.json()) as { result?: any; error?: any };
-}
+) =>
+  rpcOf(
+    url,
+    'modern',
+    method,
+    { ...params, _meta: meta(declare) },
+    {
+      authorization: `Bearer ${who}`,
+    },
+  );
 
 const start = (args: Record<string, unknown>, who = 'alice') =>
   rpc('tools/call', { name: 'reports_export', arguments: args }, { who });

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
-import { ACCEPT, LEGACY_VERSION } from '../fixtures/mcp-http.js';
+import { ACCEPT, LEGACY_VERSION, rpc as rpcOf } from '../fixtures/mcp-http.js';
 import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -59,10 +59,8 @@ afterAll(async () => {
 });
 
 /** A 2025-era JSON-RPC request; resolves to its answer message. */
-async function rpc(method: string, params: Record<string, unknown>) {
-  const text = await (await post({ jsonrpc: '2.0', id: 1, method, params })).text();
-  return JSON.parse(text.startsWith('{') ? text : text.split('data: ').at(-1)!);
-}
+const rpc = (method: string, params: Record<string, unknown>) =>
+  rpcOf(url, 'legacy', method, params);
 
 const post = (body: unknown) =>
   fetch(url, {

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
-import { eraHeaders } from '../fixtures/mcp-http.js';
+import { rpc } from '../fixtures/mcp-http.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -69,15 +69,8 @@ async function startDoomed(): Promise<string> {
   return `http://127.0.0.1:${JSON.parse(line).port}/mcp`;
 }
 
-async function post(url: string, method: string, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { ...eraHeaders('legacy'), authorization: 'Bearer ops' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const text = await response.text();
-  return JSON.parse(text.startsWith('{') ? text : text.split('data: ').at(-1)!);
-}
+const post = (url: string, method: string, params: Record<string, unknown>) =>
+  rpc(url, 'legacy', method, params, { authorization: 'Bearer ops' });
 
 describe('an instance killed mid-task', () => {
   it('leaves a task that fails once its lease runs out, wherever it is read', async () => {

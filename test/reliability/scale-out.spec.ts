@@ -28,7 +28,7 @@ import {
 import { TestApps } from '../fixtures/apps.js';
 import { RoundRobinProxy } from '../../sample/cluster/round-robin-proxy.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
-import { eraHeaders, MODERN_META } from '../fixtures/mcp-http.js';
+import { MODERN_META, rpc as rpcOf } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
 import type { Redis } from 'ioredis';
@@ -501,27 +501,16 @@ describe('tasks on three instances sharing one Redis', () => {
   });
 
   it('runs a 2026-07-28 task (the tasks extension) across the instances: created on one, polled and cancelled on others', async () => {
-    const rpc = async (method: string, params: Record<string, unknown>) => {
-      const response = await fetch(mcpUrl, {
-        method: 'POST',
-        headers: eraHeaders('modern', method, (params.name ?? params.taskId) as string),
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              ...MODERN_META,
-              'io.modelcontextprotocol/clientCapabilities': {
-                extensions: { 'io.modelcontextprotocol/tasks': {} },
-              },
-            },
+    const rpc = (method: string, params: Record<string, unknown>) =>
+      rpcOf(mcpUrl, 'modern', method, {
+        ...params,
+        _meta: {
+          ...MODERN_META,
+          'io.modelcontextprotocol/clientCapabilities': {
+            extensions: { 'io.modelcontextprotocol/tasks': {} },
           },
-        }),
+        },
       });
-      return (await response.json()) as { result?: any; error?: any };
-    };
     const done = await rpc('tools/call', { name: 'reports_export', arguments: { key: 'modern' } });
     expect(done.result).toMatchObject({ resultType: 'task', status: 'working' });
     let task: any;
