@@ -230,6 +230,11 @@ describe('MCP tasks, 2025-11-25 era (SDK 1.x client)', () => {
       });
     }
     expect((await mallory.experimental.tasks.listTasks()).tasks).toEqual([]);
+    // A cursor of another caller's list (a task id) is not one of this caller's.
+    await expect(mallory.experimental.tasks.listTasks(taskId)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Invalid cursor'),
+    });
     expect((await alice.experimental.tasks.listTasks()).tasks.map((task) => task.taskId)).toEqual([
       taskId,
     ]);
