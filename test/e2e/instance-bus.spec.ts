@@ -80,6 +80,22 @@ describe('the instance bus of a Nest application', () => {
     ).rejects.toThrow('ToolsModule: set the MCP bus once, in mcp.bus or in mcpBus, not in both.');
   });
 
+  it('the tasks likewise: mcp.tasks and mcpTasks together are a bootstrap error', async () => {
+    await expect(
+      apps.init({
+        imports: [
+          ToolsModule.forRootAsync({
+            registry: [close],
+            mcp: { tasks: { ttlMs: 60_000 } },
+            useFactory: () => ({ mcpTasks: { ttlMs: 60_000 } }),
+          }),
+        ],
+      }),
+    ).rejects.toThrow(
+      'ToolsModule: set the MCP tasks once, in mcp.tasks or in mcpTasks, not in both.',
+    );
+  });
+
   it('a bus that cannot subscribe keeps the application from starting, with its reason', async () => {
     const unreachable: InstanceBus = {
       ...new InMemoryInstanceBus(),
