@@ -46,8 +46,18 @@
  * cells, the harness asks such a server what its SDK exported (`telemetry.ts`): every measured
  * answer must have had its spans and histogram records. The report compares their CPU per answer
  * with the same server's without the SDK, measured in the same rounds.
+ *
+ * The floor targets (floor-express, floor-fastify, only when named; `servers/floor.ts`) are the
+ * same Nest app and adapter answering `tools/call echo` and `tools/list` with the same bytes and
+ * no MCP SDK; the report gives each toolwright server's CPU per answer over its adapter's floor.
+ * Every run ends by writing its results as JSON (`bench/results/http.json`) and the chart drawn
+ * from it (`docs/images/bench-http.svg`).
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { BENCH_DIR, REPO_DIR } from '../shared/paths.js';
 import { DEFAULT_TOOL_COUNT } from '../shared/tools.js';
+import { renderChart, type HttpResults, type ResultCell } from './chart.js';
 import {
   envNumber,
   fixed,
@@ -100,6 +110,9 @@ const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1));
 const TOOLS = DEFAULT_TOOL_COUNT;
 
 const BASELINE = 'rekog';
+/** Where each run's results go: the JSON, and the chart drawn from it. */
+const RESULTS_JSON = join(BENCH_DIR, 'results', 'http.json');
+const RESULTS_SVG = join(REPO_DIR, 'docs', 'images', 'bench-http.svg');
 /** The most CPU per answer sign-in may cost, as a multiple of the same call without it. */
 const AUTH_GOAL = 1.25;
 /** The tools cell each resources or prompts cell should cost no more CPU per answer than. */
@@ -316,6 +329,7 @@ function report(targets: readonly BenchTarget[]): void {
       const base = hasBaseline ? summarise(BASELINE, scenario, era) : undefined;
       const measured = targets.filter((target) => measuresOn(target, scenario));
       if (measured.length === 0) continue;
+      const floors = measured.some((target) => floorOf(targets, target, scenario));
       const rows = measured.map((target) => {
         if (era === '2026' && no2026.has(target.id)) {
           return [
@@ -329,10 +343,13 @@ function report(targets: readonly BenchTarget[]): void {
             '',
             '',
             '',
+            ...(floors ? [''] : []),
           ];
         }
         const s = summarise(target.id, scenario, era);
-        if (!s) return [target.label, '—', '', '', '', '', '', '', '', ''];
+        if (!s) return [target.label, '—', '', '', '', '', '', '', '', '', ...(floors ? [''] : [])];
+        const floor = floorOf(targets, target, scenario);
+        const floorCell = floor && summarise(floor.id, scenario, era);
         return [
           target.label,
           `${int(s.rps)} [${int(s.rpsRange[0])}–${int(s.rpsRange[1])}]`,
@@ -343,6 +360,7 @@ function report(targets: readonly BenchTarget[]): void {
           kib(s.bodyBytes),
           base ? ratio(s.rps / base.rps) : '—',
           base ? ratio(s.cpuUs / base.cpuUs) : '—',
+          ...(floors ? [floorCell ? ratio(s.cpuUs / floorCell.cpuUs) : '—'] : []),
           fixed(s.others, 2),
         ];
       });
@@ -363,6 +381,7 @@ function report(targets: readonly BenchTarget[]): void {
             'answer',
             '× rekog req/s',
             '× rekog CPU/req',
+            ...(floors ? ['× floor CPU/req'] : []),
             'other cores',
           ],
           rows,
@@ -382,9 +401,54 @@ function report(targets: readonly BenchTarget[]): void {
       .join('; ')}`,
   );
   if (hasBaseline) verdicts(targets);
+  floorRatios(targets);
   operationRatios(targets);
   authRatios(targets);
   telemetryRatios(targets);
+}
+
+/** The floor of `target`'s adapter (`servers/floor.ts`), when it runs and measures `scenario`. */
+function floorOf(
+  targets: readonly BenchTarget[],
+  target: BenchTarget,
+  scenario: Scenario,
+): BenchTarget | undefined {
+  const floor = targets.find((other) => other.id === target.floor);
+  return floor && measuresOn(floor, scenario) && measuresOn(target, scenario) ? floor : undefined;
+}
+
+/**
+ * Each toolwright server's CPU per answer over the floor of its adapter (Nest and the adapter
+ * doing the same JSON-RPC work without an MCP SDK), per scenario and era, measured in the same
+ * rounds, beside its ratio to `@rekog/mcp-nest` when that ran. No goal: informational.
+ */
+function floorRatios(targets: readonly BenchTarget[]): void {
+  const pairs = targets.flatMap((target) =>
+    SCENARIOS.flatMap((scenario) => {
+      const floor = floorOf(targets, target, scenario);
+      return floor ? [[target, floor, scenario] as const] : [];
+    }),
+  );
+  if (pairs.length === 0) return;
+  console.log(
+    `\n=== toolwright/floor CPU per answer: each toolwright server over the floor of its ` +
+      `adapter (the same Nest app and adapter answering the same JSON-RPC with no MCP SDK: Zod ` +
+      `validation of echo's arguments, tools/list prepared at startup), same cell, same rounds ` +
+      `(informational: the exit code ignores it)`,
+  );
+  for (const [target, floor, scenario] of pairs) {
+    for (const era of ERAS) {
+      const pair = `${target.label} / ${floor.label}, ${SCENARIO_LABEL[scenario]} ${era}`;
+      const comparison = cpuComparison(target, floor, scenario, era);
+      const mine = summarise(target.id, scenario, era);
+      const rekog = summarise(BASELINE, scenario, era);
+      const overRekog = mine && rekog ? `; × rekog CPU ${ratio(mine.cpuUs / rekog.cpuUs)}` : '';
+      console.log(
+        `  toolwright/floor CPU per answer, ${pair}: ` +
+          (comparison ? `${comparison.text}${overRekog}` : 'not measured'),
+      );
+    }
+  }
 }
 
 /**
@@ -608,9 +672,72 @@ function verdicts(targets: readonly BenchTarget[]): void {
   }
 }
 
+/**
+ * Writes the run's medians and per-round figures as JSON (`bench/results/http.json`), then the
+ * chart drawn from that JSON (`docs/images/bench-http.svg`).
+ */
+function writeResults(targets: readonly BenchTarget[], machine: string): void {
+  const cells: ResultCell[] = targets.flatMap((target) =>
+    SELECTED_SCENARIOS.flatMap((scenario) =>
+      ERAS.flatMap((era) => {
+        const s = summarise(target.id, scenario, era);
+        if (!s) return [];
+        const rekog = target.id === BASELINE ? undefined : summarise(BASELINE, scenario, era);
+        const floor = floorOf(targets, target, scenario);
+        const floorCell = floor && summarise(floor.id, scenario, era);
+        return [
+          {
+            target: target.id,
+            scenario,
+            era,
+            rps: s.rps,
+            p50Ms: s.p50,
+            p99Ms: s.p99,
+            cpuUs: s.cpuUs,
+            peakRssBytes: s.peakRss,
+            bodyBytes: s.bodyBytes,
+            otherCores: s.others,
+            cpuOverRekog: rekog ? s.cpuUs / rekog.cpuUs : null,
+            cpuOverFloor: floorCell ? s.cpuUs / floorCell.cpuUs : null,
+            rounds: (runs.get(cellKey(target.id, scenario, era)) ?? []).map((run) => ({
+              round: run.round,
+              rps: run.load.rps,
+              cpuUs: run.load.cpuUsPerRequest,
+            })),
+          },
+        ];
+      }),
+    ),
+  );
+  const results: HttpResults = {
+    date: new Date().toISOString(),
+    machine,
+    settings: {
+      rounds: ROUNDS,
+      durationS: DURATION_S,
+      warmupS: WARMUP_S,
+      firstWarmupS: FIRST_WARMUP_S,
+      connections: CONNECTIONS,
+      tools: TOOLS,
+    },
+    targets: targets.map((target) => ({ id: target.id, label: target.label })),
+    cells,
+  };
+  for (const file of [RESULTS_JSON, RESULTS_SVG]) mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(RESULTS_JSON, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(
+    RESULTS_SVG,
+    renderChart(JSON.parse(readFileSync(RESULTS_JSON, 'utf8')) as HttpResults),
+  );
+  console.log(
+    `\nresults: ${relative(REPO_DIR, RESULTS_JSON)}; chart: ${relative(REPO_DIR, RESULTS_SVG)}`,
+  );
+}
+
 async function main(): Promise<void> {
   const targets = selectedTargets();
-  console.log(`bench:http — ${await machineLine()}`);
+  const machine = await machineLine();
+  console.log(`bench:http — ${machine}`);
   console.log(
     `targets: ${targets.map((t) => t.label).join(', ')}; ` +
       (process.env.BENCH_SCENARIOS
@@ -631,6 +758,7 @@ async function main(): Promise<void> {
     await issuer?.close();
   }
   report(targets);
+  writeResults(targets, machine);
   console.log(
     `\nbench:http took ${fixed((Date.now() - started) / 1000, 0)} s; ${await machineLine()}`,
   );

@@ -1,7 +1,7 @@
 /** The benchmark targets: each a compiled server entry point under bench/src/servers. */
 import { join } from 'node:path';
 import { BENCH_DIR } from '../shared/paths.js';
-import { ALL_SCENARIOS } from './cells.js';
+import { ALL_SCENARIOS, SCENARIOS } from './cells.js';
 import type { Scenario } from './mcp.js';
 import type { ServerSpec } from './server-process.js';
 
@@ -27,6 +27,11 @@ export interface BenchTarget extends ServerSpec {
    * absent; the toolwright servers, which declare resources and prompts too, name every one.
    */
   readonly scenarios?: readonly Scenario[];
+  /**
+   * The floor target of the same adapter (`servers/floor.ts`: Nest and the adapter doing the
+   * same JSON-RPC work without an MCP SDK), whose CPU per answer the report divides this one's by.
+   */
+  readonly floor?: string;
   /** Measured only when BENCH_TARGETS names it, never in the default run. */
   readonly optIn?: boolean;
 }
@@ -102,6 +107,7 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     entry: 'servers/toolwright.js',
     env: { ADAPTER: 'express' },
     scenarios: ALL_SCENARIOS,
+    floor: 'floor-express',
   },
   {
     id: 'toolwright-fastify',
@@ -109,6 +115,7 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     entry: 'servers/toolwright.js',
     env: { ADAPTER: 'fastify' },
     scenarios: ALL_SCENARIOS,
+    floor: 'floor-fastify',
   },
   // The peers declare no resources or prompts: the tools' cells only (no `scenarios`).
   {
@@ -124,6 +131,15 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     label: 'SDK createMcpHandler per request (node:http)',
     entry: 'servers/sdk.js',
   },
+  // What Nest and the adapter cost for the same JSON-RPC work, without an MCP SDK (opt-in).
+  ...ADAPTERS.map((adapter): BenchTarget => ({
+    id: `floor-${adapter}`,
+    label: `floor: Nest + ${NAME[adapter]}, no MCP SDK`,
+    entry: 'servers/floor.js',
+    env: { ADAPTER: adapter },
+    scenarios: SCENARIOS,
+    optIn: true,
+  })),
   // Sign-in's cost: `tools/call echo` with a bearer JWT on every request (opt-in).
   ...ADAPTERS.map((adapter) => signedIn('toolwright', `toolwright (${NAME[adapter]})`, adapter)),
   // OpenTelemetry's cost: every cell with an SDK registered (opt-in).
@@ -138,6 +154,7 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
           entry: 'servers/toolwright.js',
           env: { ADAPTER: adapter, TOOLWRIGHT_DIST: REFERENCE },
           scenarios: ALL_SCENARIOS,
+          floor: `floor-${adapter}`,
         },
         signedIn('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),
         withTelemetry('reference', `reference build (${NAME[adapter]})`, adapter, REFERENCE),

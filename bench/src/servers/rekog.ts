@@ -18,7 +18,14 @@ import { Payload } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { McpController, McpStrategy, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
 import type * as Zod from 'zod';
-import { ANNOTATIONS, answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
+import {
+  ANNOTATIONS,
+  answer,
+  benchInput,
+  benchOutput,
+  benchTools,
+  toolCountFromEnv,
+} from '../shared/tools.js';
 import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 
 const setupStart = performance.now();
@@ -32,7 +39,7 @@ const host = process.env.HOST ?? '127.0.0.1';
 
 class BenchTools {}
 const proto = BenchTools.prototype as unknown as Record<string, unknown>;
-const output = z.object({ text: z.string() });
+const output = benchOutput(z);
 for (const spec of benchTools(count)) {
   Object.defineProperty(proto, spec.name, {
     value: function (input: { text: string }) {
@@ -46,9 +53,7 @@ for (const spec of benchTools(count)) {
   Tool({
     name: spec.name,
     description: spec.description,
-    parameters: spec.withN
-      ? z.object({ text: z.string(), n: z.number().optional() })
-      : z.object({ text: z.string() }),
+    parameters: benchInput(z, spec),
     outputSchema: output,
     annotations: { ...ANNOTATIONS },
   })(proto, spec.name, descriptor);

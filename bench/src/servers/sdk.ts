@@ -11,7 +11,14 @@ import { createServer } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ANNOTATIONS, answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
+import {
+  ANNOTATIONS,
+  answer,
+  benchInput,
+  benchOutput,
+  benchTools,
+  toolCountFromEnv,
+} from '../shared/tools.js';
 import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 
 const setupStart = performance.now();
@@ -23,15 +30,13 @@ const host = process.env.HOST ?? '127.0.0.1';
 
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'sdk-bench', version: '0.0.0' });
-  const output = z.object({ text: z.string() });
+  const output = benchOutput(z);
   for (const spec of specs) {
     server.registerTool(
       spec.name,
       {
         description: spec.description,
-        inputSchema: spec.withN
-          ? z.object({ text: z.string(), n: z.number().optional() })
-          : z.object({ text: z.string() }),
+        inputSchema: benchInput(z, spec),
         outputSchema: output,
         annotations: { ...ANNOTATIONS },
       },

@@ -44,7 +44,7 @@ import {
   tasksModeFromEnv,
   type TasksMode,
 } from '../shared/tasks.js';
-import { answer, benchTools, toolCountFromEnv } from '../shared/tools.js';
+import { answer, benchInput, benchOutput, benchTools, toolCountFromEnv } from '../shared/tools.js';
 
 const setupStart = performance.now();
 
@@ -108,15 +108,13 @@ const auth = issuer
   : undefined;
 
 const defineStart = performance.now();
-const output = z.object({ text: z.string() });
+const output = benchOutput(z);
 const tools = benchTools(count).map((spec) =>
   defineRuntimeTool({
     name: spec.name,
     description: spec.description,
     identity: { serviceName: 'bench', action: spec.name, method: 'GET' },
-    input: spec.withN
-      ? z.object({ text: z.string(), n: z.number().optional() })
-      : z.object({ text: z.string() }),
+    input: benchInput(z, spec),
     output,
     handler: ({ input }) => answer(input),
   }),

@@ -42,6 +42,18 @@ export function benchTools(count: number): BenchToolSpec[] {
   return tools;
 }
 
+/** The Zod namespace a target builds its schemas with (rekog's copy is its own CommonJS build). */
+export type ZodApi = Pick<typeof import('zod').z, 'object' | 'string' | 'number'>;
+
+/** A tool's input schema: `{ text }`, or `{ text, n? }` for `tool_*`. */
+export const benchInput = (z: ZodApi, spec: BenchToolSpec) =>
+  spec.withN
+    ? z.object({ text: z.string(), n: z.number().optional() })
+    : z.object({ text: z.string() });
+
+/** Every tool's output schema: `{ text }`. */
+export const benchOutput = (z: ZodApi) => z.object({ text: z.string() });
+
 /** What every tool's handler returns. */
 export const answer = (input: { text: string }) => ({ text: input.text });
 
