@@ -123,16 +123,22 @@ export class McpHttpEndpoint {
 
   /**
    * Prepares the endpoint and starts hearing what other instances pass on (2025-era
-   * cancellations and answers); resolves once the bus subscriptions are in place. A bus that
-   * cannot subscribe rejects.
+   * cancellations and answers, task cancellations, ends and answers); resolves once the bus
+   * subscriptions are in place. When one cannot subscribe, the others end and it rejects.
    */
   listen(): Promise<void> {
     const { surface } = this.prepare();
-    this.listening ??= Promise.all([
+    this.listening ??= Promise.allSettled([
       this.cancellable.listen(),
       ...(this.tasks ? [this.tasks.listen()] : []),
       ...(surface.legacyElicitation ? [surface.legacyElicitation.listen()] : []),
-    ]);
+    ]).then(async (subscriptions) => {
+      const stops = subscriptions.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      const failed = subscriptions.find((s) => s.status === 'rejected');
+      if (!failed) return stops;
+      await Promise.allSettled(stops.map((stop) => stop()));
+      throw failed.reason;
+    });
     return this.listening.then(() => undefined);
   }
 

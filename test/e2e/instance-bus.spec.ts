@@ -112,6 +112,21 @@ describe('the instance bus of a Nest application', () => {
     ).rejects.toThrow('Redis did not answer a SUBSCRIBE within 2000 ms.');
   });
 
+  it('when one subscription fails, the others are ended: nothing stays subscribed', async () => {
+    const bus = new (class extends RecordingBus {
+      override async subscribe(channel: string, listener: (message: string) => void) {
+        if (channel === 'toolwright:mcp:answers') {
+          throw new Error('Redis did not answer a SUBSCRIBE within 2000 ms.');
+        }
+        return super.subscribe(channel, listener);
+      }
+    })();
+    await expect(
+      apps.listen({ imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus } })] }),
+    ).rejects.toThrow('Redis did not answer a SUBSCRIBE within 2000 ms.');
+    expect(bus.record).toEqual(['+toolwright:mcp:cancellations', '-toolwright:mcp:cancellations']);
+  });
+
   it('is left alone by an application context, which serves no MCP', async () => {
     const bus = new RecordingBus();
     const { NestFactory } = await import('@nestjs/core');
