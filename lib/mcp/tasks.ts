@@ -86,8 +86,8 @@ export class McpTasks {
   private readonly waiters = new Map<string, Set<() => void>>();
   /** The tasks running here, until each has stored how it ended. */
   private readonly executions = new Set<Promise<unknown>>();
-  /** The questions of the tasks running here, waiting for their answers: by task id, then key. */
-  private readonly questions = new Map<string, Map<string, (response: unknown) => void>>();
+  /** The questions of the tasks running here, waiting for their answers: by task id and key. */
+  private readonly questions = new Map<string, (response: unknown) => void>();
 
   constructor(
     options: McpTaskOptions,
@@ -211,27 +211,10 @@ export class McpTasks {
     let asked = 0;
     return async (question, { signal }) => {
       const key = `q${asked++}`;
-      const answered = new Promise<unknown>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        let waiting = this.questions.get(task.taskId);
-        if (!waiting) this.questions.set(task.taskId, (waiting = new Map()));
-        const own = waiting;
-        const done = () => {
-          own.delete(key);
-          if (own.size === 0 && this.questions.get(task.taskId) === own) {
-            this.questions.delete(task.taskId);
-          }
-          signal.removeEventListener('abort', aborted);
-        };
-        const aborted = () => {
-          done();
-          reject(signal.reason);
-        };
-        own.set(key, (response) => {
-          done();
-          resolve(response);
-        });
-        signal.addEventListener('abort', aborted, { once: true });
+      const slot = questionSlot(task.taskId, key);
+      const answered = until<unknown>(signal, (settle) => {
+        this.questions.set(slot, settle);
+        return () => this.questions.delete(slot);
       });
       await write((current) => ({
         ...current,
@@ -376,9 +359,9 @@ export class McpTasks {
 
   /** Settles the questions of a task running here that these responses answer. */
   private deliver(taskId: string, responses: Readonly<Record<string, unknown>>): void {
-    const waiting = this.questions.get(taskId);
-    if (!waiting) return;
-    for (const [key, response] of Object.entries(responses)) waiting.get(key)?.(response);
+    for (const [key, response] of Object.entries(responses)) {
+      this.questions.get(questionSlot(taskId, key))?.(response);
+    }
   }
 
   private wake(taskId: string): void {
@@ -387,28 +370,17 @@ export class McpTasks {
 
   /** Resolves when the task may have moved on (woken, or the poll interval passed); rejects on `signal`. */
   private nextLook(taskId: string, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
+    return until<void>(signal, (settle) => {
+      const timer = setTimeout(settle, this.pollIntervalMs);
       let waiters = this.waiters.get(taskId);
       if (!waiters) this.waiters.set(taskId, (waiters = new Set()));
       const own = waiters;
-      const done = () => {
+      own.add(settle);
+      return () => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', aborted);
-        own.delete(woken);
+        own.delete(settle);
         if (own.size === 0 && this.waiters.get(taskId) === own) this.waiters.delete(taskId);
       };
-      const woken = () => {
-        done();
-        resolve();
-      };
-      const aborted = () => {
-        done();
-        reject(signal.reason);
-      };
-      const timer = setTimeout(woken, this.pollIntervalMs);
-      own.add(woken);
-      signal.addEventListener('abort', aborted, { once: true });
     });
   }
 
@@ -418,6 +390,37 @@ export class McpTasks {
     }
     return Math.min(Math.ceil(requested), this.maxTtlMs);
   }
+}
+
+/** Where a question of a task waits for its answer. */
+function questionSlot(taskId: string, key: string): string {
+  return `${taskId}\u0000${key}`;
+}
+
+/**
+ * Waits until `subscribe`'s `settle` is called, or rejects with the signal's reason when it
+ * aborts first. Every way out runs the unsubscribe `subscribe` returned and drops the listener.
+ */
+function until<T>(
+  signal: AbortSignal,
+  subscribe: (settle: (value: T) => void) => () => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const end = () => {
+      unsubscribe();
+      signal.removeEventListener('abort', aborted);
+    };
+    const aborted = () => {
+      end();
+      reject(signal.reason);
+    };
+    const unsubscribe = subscribe((value) => {
+      end();
+      resolve(value);
+    });
+    signal.addEventListener('abort', aborted, { once: true });
+  });
 }
 
 /** The task fields both eras share, for a wire task (`ttl`/`pollInterval` on 2025, `…Ms` on 2026). */
