@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -28,7 +28,7 @@ import {
 import { TestApps } from '../fixtures/apps.js';
 import { RoundRobinProxy } from '../../sample/cluster/round-robin-proxy.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
-import { MODERN_META, rpc as rpcOf } from '../fixtures/mcp-http.js';
+import { eraHeaders, MODERN_META, raw, rpc as rpcOf } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
 import type { Redis } from 'ioredis';
@@ -539,39 +539,16 @@ describe('tasks on three instances sharing one Redis', () => {
   it('creates 1,000 tasks at once over two instances: each stored, run and answered once', async () => {
     const COUNT = 1000;
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-    const post = (port: number, body: unknown) =>
-      new Promise<any>((resolve, reject) => {
-        const payload = JSON.stringify(body);
-        const req = httpRequest(
-          {
-            host: '127.0.0.1',
-            port,
-            path: '/mcp',
-            method: 'POST',
-            agent,
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              'mcp-protocol-version': '2025-11-25',
-              'content-length': Buffer.byteLength(payload),
-            },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              const data = text.startsWith('{') ? text : text.split('data: ').at(-1)!;
-              try {
-                resolve(JSON.parse(data));
-              } catch (error) {
-                reject(error);
-              }
-            });
-          },
-        );
-        req.on('error', reject);
-        req.end(payload);
+    /** A 2025-era request to one instance; resolves to the answer's last JSON-RPC message. */
+    const post = async (port: number, body: unknown): Promise<any> => {
+      const answer = await raw(`http://127.0.0.1:${port}/mcp`, {
+        headers: eraHeaders('legacy'),
+        body: JSON.stringify(body),
+        agent,
+        timeoutMs: 30_000,
       });
+      return answer.messages?.at(-1);
+    };
     try {
       const keys = Array.from({ length: COUNT }, (_, i) => `bulk-${i}`);
       const created = await Promise.all(
