@@ -14,18 +14,7 @@
  */
 import 'reflect-metadata';
 import type { ServerResponse } from 'node:http';
-import {
-  Body,
-  Controller,
-  Headers,
-  Module,
-  Post,
-  Res,
-  type INestApplication,
-} from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Body, Controller, Headers, Module, Post, Res } from '@nestjs/common';
 import { z } from 'zod';
 import {
   ANNOTATIONS,
@@ -35,6 +24,7 @@ import {
   benchTools,
   toolCountFromEnv,
 } from '../shared/tools.js';
+import { adapterFromEnv, createBenchApp } from '../shared/nest-app.js';
 import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 
 const setupStart = performance.now();
@@ -47,10 +37,7 @@ const SERVER_INFO = { name: 'toolwright-bench', version: '0.0.0' };
 const CAPABILITIES = { tools: { listChanged: false } };
 const MODERN_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
 
-const adapter = process.env.ADAPTER ?? 'express';
-if (adapter !== 'express' && adapter !== 'fastify') {
-  throw new Error(`ADAPTER must be "express" or "fastify", got "${adapter}".`);
-}
+const adapter = adapterFromEnv();
 const count = toolCountFromEnv();
 const host = process.env.HOST ?? '127.0.0.1';
 
@@ -202,19 +189,7 @@ class FloorController {
 class AppModule {}
 Module({ controllers: [FloorController] })(AppModule);
 
-const logger = ['error', 'warn'] as ('error' | 'warn')[];
-let app: INestApplication;
-if (adapter === 'fastify') {
-  app = await NestFactory.create<NestFastifyApplication>(
-    AppModule,
-    new FastifyAdapter({ bodyLimit: BODY_LIMIT }),
-    { logger },
-  );
-} else {
-  const express = await NestFactory.create<NestExpressApplication>(AppModule, { logger });
-  express.useBodyParser('json', { limit: BODY_LIMIT });
-  app = express;
-}
+const app = await createBenchApp(AppModule, adapter, BODY_LIMIT);
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3404), host);
 announceReady(`floor-${adapter}`, app.getHttpServer().address(), count, setupStart);

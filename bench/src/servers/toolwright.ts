@@ -21,14 +21,12 @@
  * repository's node_modules, the copy the build itself resolves (bench/ installs no Nest of its own).
  */
 import 'reflect-metadata';
-import { Module, type INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Module } from '@nestjs/common';
 import { z } from 'zod';
 import type * as Toolwright from '../../../dist/index.js';
 import type * as ToolwrightRedis from '../../../dist/redis/index.js';
 import { libraryEntry } from '../shared/paths.js';
+import { adapterFromEnv, createBenchApp } from '../shared/nest-app.js';
 import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 import {
   benchPrompts,
@@ -92,10 +90,7 @@ async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpEndp
 const taskOptions = tasksMode && (await taskEndpoint(tasksMode));
 
 const BODY_LIMIT = 4 * 1024 * 1024;
-const adapter = process.env.ADAPTER ?? 'express';
-if (adapter !== 'express' && adapter !== 'fastify') {
-  throw new Error(`ADAPTER must be "express" or "fastify", got "${adapter}".`);
-}
+const adapter = adapterFromEnv();
 const count = toolCountFromEnv();
 const host = process.env.HOST ?? '127.0.0.1';
 const issuer = process.env.AUTH_ISSUER;
@@ -187,19 +182,7 @@ Module({
 
 const defineMs = performance.now() - defineStart;
 const initStart = performance.now();
-const logger = ['error', 'warn'] as ('error' | 'warn')[];
-let app: INestApplication;
-if (adapter === 'fastify') {
-  app = await NestFactory.create<NestFastifyApplication>(
-    AppModule,
-    new FastifyAdapter({ bodyLimit: BODY_LIMIT }),
-    { logger },
-  );
-} else {
-  const express = await NestFactory.create<NestExpressApplication>(AppModule, { logger });
-  express.useBodyParser('json', { limit: BODY_LIMIT });
-  app = express;
-}
+const app = await createBenchApp(AppModule, adapter, BODY_LIMIT);
 // init compiles the registry and prepares the MCP endpoint (tools/list entries included).
 await app.init();
 const initMs = performance.now() - initStart;
