@@ -19,6 +19,7 @@ import {
   LEGACY_VERSION,
   MODERN_META,
   eraHeaders,
+  initializeMessage,
   rpc as rpcOf,
   streamedMessages,
 } from '../fixtures/mcp-http.js';
@@ -148,18 +149,7 @@ describe('2025 era: the answer POST of another principal does not settle the que
 
   it('bob’s answer is 202 and ignored; alice’s, with a new token, settles it', async () => {
     const alice = await token(ALICE);
-    await (
-      await post(alice, {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: LEGACY_VERSION,
-          capabilities: { elicitation: {} },
-          clientInfo: { name: 'alice', version: '1.0.0' },
-        },
-      })
-    ).text();
+    await (await post(alice, initializeMessage({ elicitation: {} }, 'alice'))).text();
     const call = await post(alice, {
       jsonrpc: '2.0',
       id: 7,

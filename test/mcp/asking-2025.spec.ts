@@ -19,7 +19,12 @@ import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
 import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
 import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
 import type { ToolQuestion } from '../../lib/core/asking.js';
-import { ACCEPT, LEGACY_VERSION, streamedMessages } from '../fixtures/mcp-http.js';
+import {
+  ACCEPT,
+  initializeMessage,
+  LEGACY_VERSION,
+  streamedMessages,
+} from '../fixtures/mcp-http.js';
 import { textJson } from './support.js';
 
 /** The JSON of a result's text, whichever client generation's result type it has. */
@@ -202,16 +207,7 @@ describe('the answer POST', () => {
     fetch(app.url, { method: 'POST', headers: headers(authorization), body: JSON.stringify(body) });
 
   it('from another caller is answered 202 and ignored; the asking caller’s settles the question', async () => {
-    const initialize = await post('Bearer alice', {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: LEGACY_VERSION,
-        capabilities: { elicitation: {} },
-        clientInfo: { name: 'raw', version: '1.0.0' },
-      },
-    });
+    const initialize = await post('Bearer alice', initializeMessage({ elicitation: {} }, 'raw'));
     await initialize.text();
     const call = await post('Bearer alice', {
       jsonrpc: '2.0',
@@ -367,12 +363,7 @@ describe('LegacyElicitation forgets every question, whichever way it ends', () =
 
   it('remembers elicitation from initialize, per caller; a later initialize without it forgets', async () => {
     const questions = new LegacyElicitation(5_000, new InMemoryInstanceBus(), console);
-    const initialize = (capabilities: object) => ({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { capabilities },
-    });
+    const initialize = (capabilities: object) => initializeMessage(capabilities);
     await questions.remember('alice', initialize({ elicitation: {} }));
     await questions.remember('bob', initialize({}));
     expect(questions.remember('carol', { jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBe(

@@ -3,6 +3,7 @@ import type { ToolQuestion } from '../../lib/core/asking.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../../lib/core/instance-bus.js';
 import { CancellableCalls } from '../../lib/mcp/cancellable-calls.js';
 import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
+import { initializeMessage } from '../fixtures/mcp-http.js';
 
 /**
  * Two instances sharing one bus, as two processes share Redis: what one instance receives for
@@ -88,12 +89,7 @@ describe('a 2025-era question whose declaration and answer land on other instanc
     message: 'Close T-1?',
     call: { name: 'desk_close' } as ToolQuestion['call'],
   };
-  const initialize = (capabilities: object) => ({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { capabilities },
-  });
+  const initialize = (capabilities: object) => initializeMessage(capabilities);
 
   async function instances() {
     const bus = new InMemoryInstanceBus();

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
-import { ACCEPT, LEGACY_VERSION, rpc as rpcOf } from '../fixtures/mcp-http.js';
+import { ACCEPT, initializeMessage, LEGACY_VERSION, rpc as rpcOf } from '../fixtures/mcp-http.js';
 import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -77,17 +77,7 @@ const post = (body: unknown) =>
 const answerFromElsewhere = () =>
   post({ jsonrpc: '2.0', id: 'tw-elicit-asked-elsewhere', result: { action: 'accept' } });
 
-const initialize = () =>
-  post({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: LEGACY_VERSION,
-      capabilities: { elicitation: {} },
-      clientInfo: { name: 'desk', version: '1.0.0' },
-    },
-  });
+const initialize = () => post(initializeMessage({ elicitation: {} }, 'desk'));
 
 describe('the instance bus’s Redis goes away and comes back', () => {
   let taskId: string;
