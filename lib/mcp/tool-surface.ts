@@ -173,8 +173,11 @@ export class McpToolSurface {
   readonly telemetry?: ToolTelemetry;
   /** The resources, templates, prompts and completions, when the application declares any. */
   private readonly operations?: McpOperationSurface;
-  /** The server capabilities: tools and logging, and what the operations call for. */
-  private readonly capabilities: Readonly<Record<string, unknown>>;
+  /**
+   * The server capabilities of each era: tools and logging, what the operations call for, and
+   * tasks when a tool may run as one (the 2025 `tasks` capability, the 2026 extension).
+   */
+  private readonly capabilities: Readonly<Record<Era, Readonly<Record<string, unknown>>>>;
 
   constructor(readonly settings: McpServerFactoryOptions) {
     const { invoker } = settings;
@@ -225,7 +228,13 @@ export class McpToolSurface {
       context: () => this.context(),
     });
     if (operations.hasResources || operations.hasPrompts) this.operations = operations;
-    this.capabilities = Object.freeze({ ...CAPABILITIES, ...this.operations?.capabilities });
+    const capabilities = { ...CAPABILITIES, ...this.operations?.capabilities };
+    this.capabilities = settings.tasks
+      ? {
+          legacy: Object.freeze({ ...capabilities, tasks: LEGACY_TASK_CAPABILITIES }),
+          modern: Object.freeze({ ...capabilities, extensions: { [TASKS_EXTENSION]: {} } }),
+        }
+      : { legacy: Object.freeze(capabilities), modern: Object.freeze(capabilities) };
     this.prompts = new Set(invoker.operations('MCP', 'prompt').map(({ name }) => name));
   }
 
@@ -556,15 +565,10 @@ export class McpToolSurface {
 
   /** A fresh SDK server for one request (or one stdio connection), answering from this surface. */
   readonly serverFactory: McpServerFactory = ({ era }) => {
-    const { options, cancellation, network } = this.settings;
+    const { options, cancellation, network, tasks } = this.settings;
     const { asking } = this;
-    const { tasks } = this.settings;
     const serverOptions = {
-      capabilities: !tasks
-        ? this.capabilities
-        : era === 'legacy'
-          ? { ...this.capabilities, tasks: LEGACY_TASK_CAPABILITIES }
-          : { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: this.capabilities[era],
       ...(options.instructions !== undefined && { instructions: options.instructions }),
       // A sealed requestState is checked by the SDK before the handler runs (-32602 when it fails).
       ...(asking && era === 'modern' && { requestState: { verify: asking.verify } }),
