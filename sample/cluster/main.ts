@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SEEDED_USERS } from '../database/seed.js';
-import { accepting, freePort } from './ports.js';
+import { accepting, freePort } from '../ports.js';
 import { RoundRobinProxy } from './round-robin-proxy.js';
 
 const INSTANCES = 2;

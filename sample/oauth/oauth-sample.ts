@@ -1,8 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createServer, type AddressInfo } from 'node:net';
 import { AppModule } from '../app/app.module.js';
+import { freePort } from '../ports.js';
 import { HELPDESK_SCOPES } from '../helpdesk/helpdesk.scopes.js';
 import { SERVICE_CLIENTS, SIGN_IN_USERS } from './accounts.js';
 import { startAuthorizationServer, type AuthorizationServer } from './authorization-server.js';
@@ -89,16 +89,4 @@ export async function startOAuthSample(options: OAuthSampleOptions): Promise<OAu
       }
     },
   };
-}
-
-/** A port of 127.0.0.1 that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, HOST, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

@@ -10,23 +10,12 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { defineRuntimeTool, type ToolPrincipal } from '../../lib/index.js';
 import { signInAsBrowser } from '../fixtures/browser-sign-in.js';
 
 /** A port of 127.0.0.1 that was free a moment ago (listened on, then closed). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '../../sample/ports.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tools.

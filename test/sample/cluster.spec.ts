@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { accepts, freePort } from '../../sample/cluster/ports.js';
+import { accepts, freePort } from '../../sample/ports.js';
 import { SEEDED_USERS } from '../../sample/database/seed.js';
 import { waitFor } from '../fixtures/timing.js';
 
