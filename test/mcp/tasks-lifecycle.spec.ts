@@ -94,3 +94,21 @@ describe('a task running here whose lease lapsed', () => {
     ).toBe(true);
   });
 });
+
+describe('task options that cannot work', () => {
+  it.each(['ttlMs', 'maxTtlMs', 'pollIntervalMs', 'leaseMs'] as const)(
+    'a %s that is not a positive number is refused when the endpoint is made',
+    (option) => {
+      const report = defineRuntimeTool({
+        description: 'Report (as a task)',
+        identity: { serviceName: 'reports', action: 'report', method: 'GET' },
+        input: z.object({}),
+        task: 'optional',
+        handler: () => ({}),
+      });
+      expect(() =>
+        createMcpHttpHandler(createToolInvoker([report]), { tasks: { [option]: 0 } }),
+      ).toThrow(`mcp.tasks.${option} must be a positive number of milliseconds, got 0.`);
+    },
+  );
+});
