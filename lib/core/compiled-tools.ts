@@ -1,12 +1,27 @@
+import type { CallerSignal } from './handler-wait.js';
+import type { InvokeOptions } from './invoker.js';
+import type { ToolResult } from './result.js';
 import type { CompiledTool } from './runner.js';
 import type { ToolTelemetry } from './telemetry.js';
 import type { ToolTransport } from './types.js';
 
 type Lookup = (name: string, transport: ToolTransport) => CompiledTool | undefined;
 
+/** The options of {@link InvokerInternals.run}: those of `invoke`, with any caller signal. */
+export type RunOptions = Omit<InvokeOptions, 'signal'> & { readonly signal?: CallerSignal };
+
 /** What the surface adapters reach behind an invoker. */
 export interface InvokerInternals {
   readonly lookup: Lookup;
+  /**
+   * Runs a call of one of its compiled tools as `invoke` runs a call of a name, but answers at
+   * once when nothing on the way was asynchronous (`invoke` always answers a promise).
+   */
+  readonly run: (
+    tool: CompiledTool,
+    args: unknown,
+    options: RunOptions,
+  ) => ToolResult | Promise<ToolResult>;
   /** The compiled resources (with templates) or prompts exposed on a transport. */
   readonly operations: (
     transport: ToolTransport,

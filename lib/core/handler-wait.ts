@@ -20,6 +20,17 @@ export interface WaitingCall {
   waiter?: { stop(reason: ToolError): void };
 }
 
+/**
+ * What cancels a call from outside, as the runner uses it: an `AbortSignal`, or a lighter source
+ * a surface makes per request (the MCP endpoint's, which listens to its response only once
+ * something listens to it).
+ */
+export interface CallerSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** Where a value the handler throws after its call was answered goes (`onToolError`). */
 export interface LateThrows {
   lateThrow(error: unknown): void;
@@ -36,7 +47,7 @@ export function handlerOutcome(
   produced: unknown,
   spec: ToolSpec,
   call: WaitingCall,
-  callerSignal: AbortSignal | undefined,
+  callerSignal: CallerSignal | undefined,
   lateThrows: LateThrows,
 ): unknown {
   const pending = isObservable(produced) ? lastValue(produced, call.signal) : produced;
@@ -54,7 +65,7 @@ class HandlerWait extends Interruptible {
     pending: PromiseLike<unknown>,
     private readonly spec: ToolSpec,
     private readonly call: WaitingCall,
-    private readonly callerSignal: AbortSignal | undefined,
+    private readonly callerSignal: CallerSignal | undefined,
     private readonly lateThrows: LateThrows,
   ) {
     super(pending);

@@ -10,7 +10,7 @@ import {
 import { describeTool, type ToolDescriptor } from './manifest.js';
 import { unknownToolMessage } from './naming.js';
 import { isListable, listsPerCaller } from './listing.js';
-import { linkCompiledTools } from './compiled-tools.js';
+import { linkCompiledTools, type RunOptions } from './compiled-tools.js';
 import { Drain } from './drain.js';
 import { resolveCallContext } from './ambient-context.js';
 import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
@@ -437,7 +437,7 @@ export function createToolInvoker(
     onCallFinished: options.onCallFinished,
   });
 
-  const callRequest = (args: unknown, invokeOptions: InvokeOptions, uri?: string): CallRequest => ({
+  const callRequest = (args: unknown, invokeOptions: RunOptions, uri?: string): CallRequest => ({
     transport: invokeOptions.transport,
     source: invokeOptions.source ?? 'internal',
     args,
@@ -595,6 +595,7 @@ export function createToolInvoker(
   });
   linkCompiledTools(invoker, {
     lookup: (name, transport) => surface(transport).byName.get(name),
+    run: (tool, args, runOptions) => runTool(tool, callRequest(args, runOptions), settings),
     operations: (transport, kind) => surface(transport).operations[kind],
     resource: (uri, transport) => resolveResource(uri, transport)?.resource,
     prompt: (name, transport) => {

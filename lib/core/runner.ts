@@ -12,7 +12,13 @@ import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
 import { handlerLog, observe, progressReporter, report, reportUnexpected } from './call-sinks.js';
 import { shuttingDown, type Drain, type RunningWork } from './drain.js';
 import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
-import { cancelled, handlerOutcome, Refusal, type WaitingCall } from './handler-wait.js';
+import {
+  cancelled,
+  handlerOutcome,
+  Refusal,
+  type CallerSignal,
+  type WaitingCall,
+} from './handler-wait.js';
 import type {
   ComposedHooks,
   ToolCallEvent,
@@ -81,7 +87,7 @@ export interface CallRequest {
   readonly source: ToolSource;
   readonly args: unknown;
   readonly context?: ToolContext;
-  readonly signal?: AbortSignal;
+  readonly signal?: CallerSignal;
   readonly onProgress?: (progress: ToolProgress) => unknown;
   readonly onLog?: (level: ToolLogLevel, message: string, data?: unknown) => unknown;
   /** Which of the tool's presenters to run on a success, inside the call (its throw is a failure). */
@@ -190,8 +196,17 @@ function parse(schema: z.ZodType, value: unknown) {
   }
 }
 
-function combineSignals(a: AbortSignal | undefined, b: AbortSignal | undefined) {
-  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
+function combineSignals(a: CallerSignal | undefined, b: AbortSignal | undefined) {
+  return a && b ? AbortSignal.any([abortSignalOf(a), b]) : (a ?? b);
+}
+
+/** A caller's signal as an `AbortSignal` (a nested call's, combined with its parent's). */
+function abortSignalOf(signal: CallerSignal): AbortSignal {
+  if (signal instanceof AbortSignal) return signal;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort();
+  else signal.addEventListener('abort', () => controller.abort(), { once: true });
+  return controller.signal;
 }
 
 /**
@@ -265,7 +280,7 @@ function runTracedPipeline(run: Run): ToolResult | Promise<ToolResult> {
  */
 class Run implements CallFrame, WaitingCall, RunningWork {
   context: ToolContext;
-  callerSignal: AbortSignal | undefined;
+  callerSignal: CallerSignal | undefined;
   presentation: unknown;
   telemetry?: CallTelemetry;
   ask?: ToolAsk;

@@ -11,11 +11,16 @@ interface PassedCancellation {
   readonly reason?: unknown;
 }
 
+/** What a cancellation aborts: an `AbortController`, or the endpoint's `DisconnectSignal`. */
+export interface Abortable {
+  abort(reason?: unknown): void;
+}
+
 /** The calls in flight under one caller and request id. */
 interface Entry {
   readonly caller: string;
   readonly requestId: unknown;
-  readonly controllers: Set<AbortController>;
+  readonly controllers: Set<Abortable>;
 }
 
 /**
@@ -53,27 +58,20 @@ export class CancellableCalls {
   }
 
   /**
-   * Registers a call, with the controller that cancels it (a new one unless the caller owns
-   * one already); returns its signal and the function that forgets it.
+   * Registers a call in flight, with what cancels it; returns the function that forgets it.
+   * A call need not be registered before it waits on something: nothing else runs until then.
    */
-  track(
-    caller: string,
-    requestId: unknown,
-    controller = new AbortController(),
-  ): { signal: AbortSignal; done: () => void } {
+  track(caller: string, requestId: unknown, controller: Abortable): () => void {
     const key = keyOf(caller, requestId);
     let entry = this.calls.get(key);
     if (!entry) this.calls.set(key, (entry = { caller, requestId, controllers: new Set() }));
     entry.controllers.add(controller);
     const tracked = entry;
-    return {
-      signal: controller.signal,
-      done: () => {
-        tracked.controllers.delete(controller);
-        if (tracked.controllers.size === 0 && this.calls.get(key) === tracked) {
-          this.calls.delete(key);
-        }
-      },
+    return () => {
+      tracked.controllers.delete(controller);
+      if (tracked.controllers.size === 0 && this.calls.get(key) === tracked) {
+        this.calls.delete(key);
+      }
     };
   }
 

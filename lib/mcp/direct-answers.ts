@@ -12,8 +12,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { declaresTasksIn } from './modern-tasks.js';
 import { internalErrorResult } from './call-tool-result.js';
-import { abortedOnDisconnect, type HttpRequestLike } from './http-framing.js';
-import type { McpCallChannel, McpToolSurface } from './tool-surface.js';
+import { isThenable } from '../core/maybe-async.js';
+import { abortedOnDisconnect, DisconnectSignal, type HttpRequestLike } from './http-framing.js';
+import type { McpCallAnswer, McpCallChannel, McpToolSurface } from './tool-surface.js';
 import type { McpOutcome, McpRequestSpan } from './telemetry.js';
 
 type Era = 'legacy' | 'modern';
@@ -175,6 +176,26 @@ function eraOf(
     (params._meta === undefined ||
       !Object.keys(params._meta).some((key) => key.startsWith(ENVELOPE_PREFIX)));
   if (claimless && (version === undefined || LEGACY_VERSIONS.has(version))) return 'legacy';
+  const key = verdictKey(
+    [version, method, name, (body as { method: string }).method],
+    params._meta,
+  );
+  if (key !== undefined && verdicts.has(key)) return verdicts.get(key);
+  const era = classifiedEra(version, method, name, body);
+  if (key !== undefined) {
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, era);
+  }
+  return era;
+}
+
+/** The era the SDK's classification gives a request; `undefined` for anything else. */
+function classifiedEra(
+  version: string | undefined,
+  method: string | undefined,
+  name: string | undefined,
+  body: unknown,
+): Era | undefined {
   const route = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: version,
@@ -194,6 +215,53 @@ function eraOf(
   return undefined;
 }
 
+/**
+ * The classification's verdicts, by all it reads of a request {@link directRequest} could take:
+ * the routing headers, the method, and `params._meta`. The rest of such a body (its
+ * id, the name or URI, object arguments, nothing else) passes the classification's schemas
+ * whatever it holds. Its schemas make the classification the dearest step of a 2026-era call,
+ * while a client sends the same envelope with every request. Bounded: cleared when full.
+ */
+const verdicts = new Map<string, Era | undefined>();
+const MAX_VERDICTS = 512;
+
+/**
+ * The key of a verdict, or `undefined` (not remembered) when `_meta` holds anything JSON text
+ * could not (a date a reviver made, `undefined`, a class instance): two such values may write
+ * the same JSON and still classify differently.
+ */
+function verdictKey(
+  headersAndMethod: ReadonlyArray<string | undefined>,
+  meta: unknown,
+): string | undefined {
+  if (meta !== undefined && !isJsonValue(meta, 0)) return undefined;
+  return `${JSON.stringify(headersAndMethod)}${meta === undefined ? '' : JSON.stringify(meta)}`;
+}
+
+/** Whether `value` holds only what JSON text can, nested at most 16 deep. */
+function isJsonValue(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= 16) return false;
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (!isJsonValue((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 /** The 2026-era revision the SDK serves (2.4.x), and the one whose answers the direct path writes. */
 const MODERN_VERSION = '2026-07-28';
@@ -202,21 +270,38 @@ const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS
 /**
  * Answers a request {@link directRequest} accepted, framed as the SDK frames it: a 2025-era
  * answer is an SSE stream (log notifications, then the result); a 2026-era answer is one JSON
- * body whose result carries `resultType` and the server's identity.
+ * body whose result carries `resultType` and the server's identity. Returns the promise of an
+ * answer still being written, or nothing when it was written at once (a call that never waited).
  */
-export async function answerDirectly(
+export function answerDirectly(
   direct: DirectRequest,
   surface: McpToolSurface,
   target: ServerResponse,
   span?: McpRequestSpan,
-): Promise<unknown> {
-  if (!span) return answer(direct, surface, target);
-  return traced(answer(direct, surface, target, span), span);
+): Promise<void> | undefined {
+  if (!span) {
+    const answering = answer(direct, surface, target);
+    return isThenable(answering) ? answering.then(ignore) : undefined;
+  }
+  let answering: McpOutcome | Promise<McpOutcome>;
+  try {
+    answering = answer(direct, surface, target, span);
+  } catch (error) {
+    span.end(UNWRITTEN);
+    throw error;
+  }
+  if (!isThenable(answering)) return void span.end(answering);
+  return traced(answering, span);
 }
+
+function ignore(): void {}
+
+/** How a request whose answer could not be written ended, for its server span. */
+const UNWRITTEN: McpOutcome = { error: { code: -32603, message: 'Internal error' } };
 
 /** Ends a request's span with how its answer ended; an answer that could not be written is a -32603. */
 async function traced(answering: Promise<McpOutcome>, span: McpRequestSpan): Promise<void> {
-  let outcome: McpOutcome = { error: { code: -32603, message: 'Internal error' } };
+  let outcome = UNWRITTEN;
   try {
     outcome = await answering;
   } finally {
@@ -224,112 +309,151 @@ async function traced(answering: Promise<McpOutcome>, span: McpRequestSpan): Pro
   }
 }
 
-/** Answers a direct request; resolves to how it ended, for its server span. */
-async function answer(
+/** Answers a direct request: how it ended (for its server span), or the promise of it. */
+function answer(
   direct: DirectRequest,
   surface: McpToolSurface,
   target: ServerResponse,
   span?: McpRequestSpan,
-): Promise<McpOutcome> {
+): McpOutcome | Promise<McpOutcome> {
+  switch (direct.method) {
+    case 'tools/call':
+      return answerCall(direct, surface, target, span);
+    case 'tools/list':
+      return answerToolList(direct, surface, target);
+    case 'resources/read':
+      return answerRead(direct, surface, target, span);
+    default:
+      writeListAnswer(direct, surface.sharedListOf(direct.method)!, surface, target);
+      return {};
+  }
+}
+
+/** A `tools/call`: answered at once when the call never waited. */
+function answerCall(
+  direct: DirectRequest,
+  surface: McpToolSurface,
+  target: ServerResponse,
+  span: McpRequestSpan | undefined,
+): McpOutcome | Promise<McpOutcome> {
   const { era, id } = direct;
-  const serverInfo = surface.settings.options.serverInfo;
-  const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-  /** The answer: one JSON body on the 2026 era, the last SSE frame on the 2025 era. */
-  const write = (text: string): void => {
-    if (era === 'modern') {
-      target.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      target.end(text);
-    } else {
-      if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
-      target.end(`event: message\ndata: ${text}\n\n`);
-    }
-  };
-  const send = (result: Record<string, unknown>): void => {
-    const message = {
-      result: era === 'modern' ? modernResult(result, direct, serverInfo) : result,
-      jsonrpc: '2.0',
-      id,
-    };
-    let text: string;
-    try {
-      text = JSON.stringify(message);
-    } catch (error) {
-      // A result too deep for JSON.stringify (a tool echoing a deeply nested argument) is a
-      // tool failure, as when its content text could not be written.
-      if (result.isError === true) throw error;
-      surface.settings.logger.error(
-        `[toolwright] MCP result of "${String(direct.params.name)}" cannot be written:`,
-        error,
-      );
-      return send(internalErrorResult() as Record<string, unknown>);
-    }
-    write(text);
-  };
-
-  // A refusal the SDK would send as a JSON-RPC error, framed as it frames one.
-  const fail = (error: ProtocolError): McpOutcome => {
-    const refusal = {
-      code: error.code,
-      message: error.message,
-      ...(error.data !== undefined && { data: error.data }),
-    };
-    write(JSON.stringify({ jsonrpc: '2.0', id, error: refusal }));
-    return { error: refusal };
-  };
-
-  if (direct.method === 'resources/read') {
-    const controller = abortedOnDisconnect(target);
-    try {
-      send(await surface.read(direct.params.uri as string, controller.signal, span?.context));
-    } catch (error) {
-      if (error instanceof ProtocolError) return fail(error);
-      throw error;
-    }
-    return controller.signal.aborted ? { closed: true } : {};
-  }
-  if (direct.method !== 'tools/call' && direct.method !== 'tools/list') {
-    writeListAnswer(direct, surface.sharedListOf(direct.method)!, surface, target);
-    return {};
-  }
-  if (direct.method === 'tools/list') {
-    let tools: readonly Tool[];
-    try {
-      tools = await surface.list(era);
-    } catch (error) {
-      if (error instanceof ProtocolError) return fail(error);
-      throw error;
-    }
-    writeListAnswer(direct, tools, surface, target);
-    return {};
-  }
-  const controller = abortedOnDisconnect(target);
+  const signal = new DisconnectSignal(target);
   const channel: McpCallChannel = {
     requestId: id,
-    signal: controller.signal,
-    controller,
+    signal,
+    controller: signal,
     // The 2026 era sends log notifications only at a requested level; such requests go to the SDK.
     notify:
       era === 'legacy'
         ? (method, params) => {
             if (!target.headersSent) target.writeHead(200, SSE_HEADERS);
-            target.write(frame({ jsonrpc: '2.0', method, params }));
+            target.write(
+              `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params })}\n\n`,
+            );
           }
         : undefined,
     traceContext: span?.context,
   };
-  const { result } = await surface.call(
-    era,
-    direct.params.name as string,
-    direct.params.arguments,
-    channel,
-  );
-  send(result as Record<string, unknown>);
-  // A client gone before the answer ended the request, as on the SDK path.
-  if (controller.signal.aborted) return { closed: true };
-  return result.isError === true ? { toolError: true } : {};
+  const finish = ({ result }: McpCallAnswer): McpOutcome => {
+    send(direct, surface, target, result as Record<string, unknown>);
+    // A client gone before the answer ended the request, as on the SDK path.
+    if (signal.aborted) return { closed: true };
+    return result.isError === true ? { toolError: true } : {};
+  };
+  const called = surface.call(era, direct.params.name as string, direct.params.arguments, channel);
+  return isThenable(called) ? called.then(finish) : finish(called);
+}
+
+async function answerToolList(
+  direct: DirectRequest,
+  surface: McpToolSurface,
+  target: ServerResponse,
+): Promise<McpOutcome> {
+  let tools: readonly Tool[];
+  try {
+    tools = await surface.list(direct.era);
+  } catch (error) {
+    if (error instanceof ProtocolError) return fail(direct, target, error);
+    throw error;
+  }
+  writeListAnswer(direct, tools, surface, target);
+  return {};
+}
+
+async function answerRead(
+  direct: DirectRequest,
+  surface: McpToolSurface,
+  target: ServerResponse,
+  span: McpRequestSpan | undefined,
+): Promise<McpOutcome> {
+  const controller = abortedOnDisconnect(target);
+  try {
+    const read = await surface.read(direct.params.uri as string, controller.signal, span?.context);
+    send(direct, surface, target, read);
+  } catch (error) {
+    if (error instanceof ProtocolError) return fail(direct, target, error);
+    throw error;
+  }
+  return controller.signal.aborted ? { closed: true } : {};
+}
+
+/** Writes a result as its answer (a result JSON cannot hold is a tool failure). */
+function send(
+  direct: DirectRequest,
+  surface: McpToolSurface,
+  target: ServerResponse,
+  result: Record<string, unknown>,
+): void {
+  const { era, id } = direct;
+  const message = {
+    result:
+      era === 'modern' ? modernResult(result, direct, surface.settings.options.serverInfo) : result,
+    jsonrpc: '2.0',
+    id,
+  };
+  let text: string;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    // A result too deep for JSON.stringify (a tool echoing a deeply nested argument) is a
+    // tool failure, as when its content text could not be written.
+    if (result.isError === true) throw error;
+    surface.settings.logger.error(
+      `[toolwright] MCP result of "${String(direct.params.name)}" cannot be written:`,
+      error,
+    );
+    return send(direct, surface, target, internalErrorResult() as Record<string, unknown>);
+  }
+  write(direct, target, text);
+}
+
+/** A refusal the SDK would send as a JSON-RPC error, framed as it frames one. */
+function fail(direct: DirectRequest, target: ServerResponse, error: ProtocolError): McpOutcome {
+  const refusal = {
+    code: error.code,
+    message: error.message,
+    ...(error.data !== undefined && { data: error.data }),
+  };
+  write(direct, target, JSON.stringify({ jsonrpc: '2.0', id: direct.id, error: refusal }));
+  return { error: refusal };
+}
+
+/** Writes the answer: one JSON body on the 2026 era, the last SSE frame on the 2025 era. */
+function write(direct: DirectRequest, target: ServerResponse, text: string): void {
+  if (direct.era === 'modern') {
+    target.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+    });
+    target.end(text);
+    return;
+  }
+  const frame = `event: message\ndata: ${text}\n\n`;
+  // The whole stream at once (no notification went first): one write, its length known.
+  if (!target.headersSent) {
+    target.writeHead(200, { ...SSE_HEADERS, 'content-length': Buffer.byteLength(frame) });
+  }
+  target.end(frame);
 }
 
 /** A 2026-era result: what the SDK adds to every result, and to a cacheable list. */
@@ -363,14 +487,12 @@ export function writeListAnswer(
   const modern = direct.era === 'modern';
   const head = listAnswerHead(list, direct, surface.settings.options.serverInfo);
   const rest = modern ? `${JSON.stringify(direct.id)}}` : `${JSON.stringify(direct.id)}}\n\n`;
+  const length = head.length + Buffer.byteLength(rest);
   target.writeHead(
     200,
     modern
-      ? {
-          'content-type': 'application/json',
-          'content-length': head.length + Buffer.byteLength(rest),
-        }
-      : SSE_HEADERS,
+      ? { 'content-type': 'application/json', 'content-length': length }
+      : { ...SSE_HEADERS, 'content-length': length },
   );
   target.cork();
   target.write(head);

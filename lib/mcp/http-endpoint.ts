@@ -264,7 +264,7 @@ export class McpHttpEndpoint {
     parsedBody: unknown,
     target: ServerResponse,
   ): Promise<unknown> | void {
-    const { options, scope } = this.settings;
+    const { options } = this.settings;
     const { surface, handler } = this.prepare();
     const direct = options.directAnswers
       ? directRequest(request, parsedBody, surface, options.protocol)
@@ -285,9 +285,15 @@ export class McpHttpEndpoint {
         writeListAnswer(direct, shared, surface, target);
         return span?.end();
       }
-      return scope.run(request, () => answerDirectly(direct, surface, target, span));
+      return this.inScope(request, () => answerDirectly(direct, surface, target, span));
     }
     return this.throughSdk(request, parsedBody, handler, target);
+  }
+
+  /** Runs `answer` with `request` as the current request, unless its host made it current already. */
+  private inScope<T>(request: HttpRequestLike, answer: () => T): T {
+    const { scope } = this.settings;
+    return scope.current === request ? answer() : scope.run(request, answer);
   }
 
   /**
@@ -381,9 +387,7 @@ export class McpHttpEndpoint {
         'Unsupported protocol version: this endpoint serves the 2025 revisions only.',
       );
     }
-    const answer = await this.settings.scope.run(request, () =>
-      handler.fetch(webRequest, { parsedBody }),
-    );
+    const answer = await this.inScope(request, () => handler.fetch(webRequest, { parsedBody }));
     await writeWebResponse(target, answer);
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { CallerSignal } from '../core/handler-wait.js';
 
 /** A Node request as Express or Fastify hands it to a controller. */
 export interface HttpRequestLike {
@@ -38,6 +39,51 @@ export function abortedOnDisconnect(target: ServerResponse): AbortController {
     });
   }
   return controller;
+}
+
+/**
+ * What cancels a call the endpoint answers itself: the client going away before its answer is
+ * written, or {@link abort} (a 2025-era cancellation). It does the work of
+ * {@link abortedOnDisconnect} for a fraction of the cost: an `AbortSignal` costs more to make
+ * than a small call costs to run, and this listens to the response only once something listens
+ * to it, which a call answered without waiting never does.
+ */
+export class DisconnectSignal implements CallerSignal {
+  #aborted = false;
+  #listeners?: Array<() => void>;
+
+  constructor(private readonly target: ServerResponse) {}
+
+  /** Whether the call is cancelled: aborted, or its client gone before the answer was written. */
+  get aborted(): boolean {
+    const { target } = this;
+    return this.#aborted || (target.destroyed && !target.writableFinished);
+  }
+
+  /** Cancels the call: the listeners run, once. */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    const listeners = this.#listeners ?? [];
+    this.#listeners = [];
+    for (const listener of listeners) listener();
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#aborted) return;
+    if (!this.#listeners) {
+      this.#listeners = [];
+      this.target.once('close', () => {
+        if (!this.target.writableFinished) this.abort();
+      });
+    }
+    this.#listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.#listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.#listeners!.splice(at, 1);
+  }
 }
 
 /** Node's headers as web `Headers`. */

@@ -13,7 +13,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { compiledTool, invokerInternals } from '../core/compiled-tools.js';
-import { isThenable } from '../core/maybe-async.js';
+import { drive, isThenable } from '../core/maybe-async.js';
+import type { CallerSignal } from '../core/handler-wait.js';
 import { normalizeError, ToolError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
@@ -24,7 +25,7 @@ import { toFailure, type ToolResult } from '../core/result.js';
 import type { CompiledTool } from '../core/runner.js';
 import type { ToolContext, ToolLogLevel, ToolProgress } from '../core/types.js';
 import { internalErrorResult, toCallToolResult } from './call-tool-result.js';
-import type { CancellableCalls } from './cancellable-calls.js';
+import type { Abortable, CancellableCalls } from './cancellable-calls.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import { McpTransportSpans, type McpCatalog, type McpNetworkSource } from './telemetry.js';
@@ -121,6 +122,12 @@ export interface McpServerFactoryOptions {
   readonly scaled?: boolean;
 }
 
+/** The answer to a `tools/call`: its result, and the output schema the SDK projects it by. */
+export interface McpCallAnswer {
+  readonly result: CallToolResult;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+}
+
 const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
   debug: 'debug',
   info: 'info',
@@ -129,11 +136,21 @@ const LOG_LEVELS: Readonly<Record<ToolLogLevel, LoggingLevel>> = {
 };
 
 /** How one `tools/call` reaches its caller: cancellation, progress and log notifications. */
-export interface McpCallChannel {
+export type McpCallChannel = McpChannelCommons &
+  (
+    | { readonly signal: AbortSignal; readonly controller?: undefined }
+    | {
+        readonly signal: CallerSignal;
+        /**
+         * What aborts `signal`, when the channel owns it: a 2025-era cancellation aborts it
+         * directly, and the call is registered for one only once it waits on something.
+         */
+        readonly controller: Abortable;
+      }
+  );
+
+interface McpChannelCommons {
   readonly requestId: unknown;
-  readonly signal: AbortSignal;
-  /** The controller behind `signal`, when the channel owns it: a cancellation aborts it directly. */
-  readonly controller?: AbortController;
   readonly progressToken?: unknown;
   /** Sends a notification on the request's own stream. */
   readonly notify?: (method: string, params: Record<string, unknown>) => unknown;
@@ -308,40 +325,65 @@ export class McpToolSurface {
 
   /**
    * Runs one `tools/call`. An unknown or non-MCP tool throws the JSON-RPC `-32602` error; every
-   * outcome of a found tool is a `CallToolResult` (failures are `isError`).
+   * outcome of a found tool is a `CallToolResult` (failures are `isError`), answered at once when
+   * nothing on the way was asynchronous.
    */
-  async call(
+  call(
     era: Era,
     name: string,
     args: unknown,
     channel: McpCallChannel,
-  ): Promise<{ result: CallToolResult; outputSchema?: Readonly<Record<string, unknown>> }> {
-    const { invoker, logger, cancellation } = this.settings;
+  ): McpCallAnswer | Promise<McpCallAnswer> {
     const tool = this.tools.get(name);
     if (!tool) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        unknownToolMessage(String(name), invoker.names('MCP')),
+        unknownToolMessage(String(name), this.settings.invoker.names('MCP')),
       );
     }
-    // A 2026-era client cancels by closing the request; a 2025-era one by a separate notification.
-    const tracked =
-      era === 'legacy' && cancellation
-        ? cancellation.calls.track(cancellation.caller(), channel.requestId, channel.controller)
-        : undefined;
+    return drive(this.calling(era, tool, args, channel));
+  }
+
+  private *calling(
+    era: Era,
+    tool: CompiledTool,
+    args: unknown,
+    channel: McpCallChannel,
+  ): Generator<unknown, McpCallAnswer, unknown> {
+    const { invoker, logger, cancellation } = this.settings;
+    const { name } = tool.spec;
+    // A 2026-era client cancels by closing the request; a 2025-era one by a separate notification,
+    // which reaches the call through the controller it is registered with.
+    let signal: CallerSignal = channel.signal;
+    let untrack: (() => void) | undefined;
+    let track: (() => void) | undefined;
+    if (era === 'legacy' && cancellation) {
+      const { requestId } = channel;
+      if (channel.controller) {
+        // Registered only when the call waits: no cancellation can reach it before.
+        const { controller } = channel;
+        track = () => {
+          untrack ??= cancellation.calls.track(cancellation.caller(), requestId, controller);
+        };
+      } else {
+        const controller = new AbortController();
+        untrack = cancellation.calls.track(cancellation.caller(), requestId, controller);
+        signal = AbortSignal.any([channel.signal, controller.signal]);
+      }
+    }
     const notify = channel.notify && this.notifications(channel.notify);
     let outcome: ToolResult;
     try {
       let context = this.context();
-      if (isThenable(context)) context = await context;
-      outcome = await invoker.invoke(name, args ?? {}, {
+      if (isThenable(context)) {
+        track?.();
+        context = (yield context) as ToolContext | undefined;
+      }
+      let running = invokerInternals(invoker).run(tool, args ?? {}, {
         transport: 'MCP',
         source: 'mcp',
         context,
-        signal:
-          tracked && !channel.controller
-            ? AbortSignal.any([channel.signal, tracked.signal])
-            : channel.signal,
+        signal,
         present: 'mcp',
         traceContext: channel.traceContext,
         ask: channel.ask,
@@ -354,17 +396,22 @@ export class McpToolSurface {
               data: data === undefined ? message : { message, data },
             })),
       });
+      if (isThenable(running)) {
+        track?.();
+        running = (yield running) as ToolResult;
+      }
+      outcome = running;
     } catch (error) {
-      // Only the explicit context can fail here (invoke itself never rejects for a found tool).
+      // Only the explicit context can fail here (the runner never throws).
       if (!ToolError.is(error))
         logger.error(`[toolwright] MCP context for "${name}" failed:`, error);
       outcome = { ok: false, error: toFailure(normalizeError(error)) };
     } finally {
-      tracked?.done();
+      untrack?.();
     }
     // The answer goes out after the notifications the call sent: a client drops a progress
     // notification that arrives after the response to its request.
-    if (notify?.pending.length) await Promise.all(notify.pending);
+    if (notify?.pending.length) yield Promise.all(notify.pending);
     let result: CallToolResult;
     try {
       result = toCallToolResult(outcome, tool.spec);

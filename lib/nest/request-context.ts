@@ -43,8 +43,37 @@ export class ToolRequestContext {
 }
 
 /**
- * Captures the current HTTP request for tool calls made while handling it. Mounted for every
- * route by `ToolsModule` unless `mountMiddleware: false`, in which case apply it yourself:
+ * Makes every request of the application current while it is handled, natively where the adapter
+ * allows: on Fastify an `onRequest` hook (Nest middleware runs there through a compatibility
+ * layer, `@fastify/middie`, which costs more than the whole capture), on Express a middleware at
+ * the head of the application's own (before Nest's). Returns `false` for another adapter, which
+ * gets {@link ToolRequestMiddleware} instead.
+ */
+export function captureRequests(
+  adapter: { getType(): string; getInstance(): any },
+  context: ToolRequestContext,
+): boolean {
+  const instance = adapter.getInstance();
+  switch (adapter.getType()) {
+    case 'fastify':
+      instance.addHook('onRequest', (request: unknown, _reply: unknown, done: () => void) =>
+        context.run(request, done),
+      );
+      return true;
+    case 'express':
+      instance.use((request: unknown, _response: unknown, next: () => void) =>
+        context.run(request, next),
+      );
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Captures the current HTTP request for tool calls made while handling it. `ToolsModule`
+ * captures every request itself unless `mountMiddleware: false`, in which case apply this
+ * middleware yourself:
  *
  * @example
  * export class AppModule implements NestModule {

@@ -22,6 +22,7 @@ import { MCP_OPTIONS } from './mcp/mcp.constants.js';
 import { McpRoute, mcpRoutePaths } from './mcp/mcp-route.js';
 import { McpService } from './mcp/mcp.service.js';
 import {
+  captureRequests,
   linkFastifyRequest,
   ToolRequestContext,
   ToolRequestMiddleware,
@@ -79,6 +80,7 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
     @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
     @Inject(MCP_AUTH) private readonly auth: McpBearerAuth | null,
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
+    @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
     @Optional() @Inject(ApplicationConfig) private readonly appConfig?: ApplicationConfig,
   ) {
@@ -113,8 +115,10 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
   }
 
   onModuleInit(): void {
+    // With the middleware applied by the application, a Fastify request is linked to the raw
+    // request its middleware sees.
     const adapter = this.adapterHost?.httpAdapter;
-    if (adapter?.getType() === 'fastify') {
+    if (!this.mountMiddleware && adapter?.getType() === 'fastify') {
       adapter
         .getInstance()
         .addHook('onRequest', (request: { raw?: object }, _reply: unknown, done: () => void) => {
@@ -140,6 +144,8 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
       // After the body handling: its middleware is moved ahead of the JSON parsers it placed.
       if (this.auth) installMcpAuth(adapter, route, this.auth);
     }
-    if (this.mountMiddleware) consumer.apply(ToolRequestMiddleware).forRoutes('*path');
+    if (this.mountMiddleware && !(adapter && captureRequests(adapter, this.requestContext))) {
+      consumer.apply(ToolRequestMiddleware).forRoutes('*path');
+    }
   }
 }

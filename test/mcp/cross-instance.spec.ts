@@ -18,6 +18,12 @@ const brokenBus: InstanceBus = {
   recall: () => Promise.reject(new Error('Redis did not answer a GET within 2000 ms.')),
 };
 
+/** A call registered with its own controller: its signal, and the function that forgets it. */
+function tracked(calls: CancellableCalls, caller: string, requestId: unknown) {
+  const controller = new AbortController();
+  return { signal: controller.signal, done: calls.track(caller, requestId, controller) };
+}
+
 describe('a 2025-era cancellation that lands on another instance', () => {
   async function instances() {
     const bus = new InMemoryInstanceBus();
@@ -28,7 +34,7 @@ describe('a 2025-era cancellation that lands on another instance', () => {
 
   it('aborts the call on the instance that runs it, with the client’s reason', async () => {
     const { a, b } = await instances();
-    const call = a.track('alice|10.0.0.1', 7);
+    const call = tracked(a, 'alice|10.0.0.1', 7);
     await b.cancel('alice|10.0.0.1', 7, 'user pressed stop');
     expect(call.signal.aborted).toBe(true);
     expect(call.signal.reason).toBe('user pressed stop');
@@ -36,16 +42,16 @@ describe('a 2025-era cancellation that lands on another instance', () => {
 
   it('leaves another caller’s call with the same id, and another id, running', async () => {
     const { a, b } = await instances();
-    const bobs = a.track('bob|10.0.0.1', 7);
-    const other = a.track('alice|10.0.0.1', 8);
+    const bobs = tracked(a, 'bob|10.0.0.1', 7);
+    const other = tracked(a, 'alice|10.0.0.1', 8);
     await b.cancel('alice|10.0.0.1', 7, 'stop');
     expect([bobs.signal.aborted, other.signal.aborted]).toEqual([false, false]);
   });
 
   it('ignores a cancellation of an id two indistinguishable callers both have in flight', async () => {
     const { a, b } = await instances();
-    const first = a.track('alice|10.0.0.1', 7);
-    const second = a.track('alice|10.0.0.1', 7);
+    const first = tracked(a, 'alice|10.0.0.1', 7);
+    const second = tracked(a, 'alice|10.0.0.1', 7);
     await b.cancel('alice|10.0.0.1', 7, 'stop');
     expect([first.signal.aborted, second.signal.aborted]).toEqual([false, false]);
     second.done();
@@ -55,7 +61,7 @@ describe('a 2025-era cancellation that lands on another instance', () => {
 
   it('a call that ended is forgotten: a late cancellation aborts nothing', async () => {
     const { a, b } = await instances();
-    const call = a.track('alice|10.0.0.1', 7);
+    const call = tracked(a, 'alice|10.0.0.1', 7);
     call.done();
     expect(a.size).toBe(0);
     await b.cancel('alice|10.0.0.1', 7, 'stop');

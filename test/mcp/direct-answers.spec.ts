@@ -2,14 +2,17 @@ import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/server';
-import { ToolsModule, type ToolGuard } from '../../lib/index.js';
+import { z } from 'zod';
+import { defineRuntimeTool, ToolsModule, type ToolGuard } from '../../lib/index.js';
+import { deferred } from '../fixtures/timing.js';
 import { directAnswersModule, directTools } from '../fixtures/direct-tools.js';
-import { TestApps } from '../fixtures/apps.js';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 import {
   callBody,
   eraHeaders,
   listBody,
   post,
+  toolPayload,
   type Answer,
   type Era,
 } from '../fixtures/mcp-http.js';
@@ -123,6 +126,7 @@ describe('a tools/list every caller sees', () => {
         this.writableEnded = true;
       },
       on() {},
+      once: jest.fn(),
     };
     return { response, written };
   }
@@ -173,4 +177,138 @@ describe('a tools/list every caller sees', () => {
       expect(written.join('')).toContain('"name":"echo"');
     }
   });
+});
+
+describe('a tools/call the endpoint answers itself', () => {
+  const apps = new TestApps();
+  afterEach(() => apps.closeAll());
+
+  /** A Node response that records what is written to it, and whether anyone listens to it. */
+  function recordingResponse() {
+    const written: string[] = [];
+    const response = {
+      headersSent: false,
+      writableEnded: false,
+      destroyed: false,
+      writableFinished: false,
+      writeHead(status: number) {
+        written.push(`status ${status}`);
+        this.headersSent = true;
+      },
+      write: (chunk: string) => void written.push(chunk),
+      end(chunk?: string) {
+        if (chunk !== undefined) written.push(chunk);
+        this.writableEnded = true;
+      },
+      on: jest.fn(),
+      once: jest.fn(),
+    };
+    return { response, written };
+  }
+  const callRequest = (era: Era, name: string, args: object) => ({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...call(era, name, args).headers, host: 'localhost' },
+    body: JSON.parse(call(era, name, args).body),
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    'is written before handle returns when its handler never waits (%s), listening to nothing',
+    async (era) => {
+      const app = await apps.init({ imports: [ToolsModule.forRoot({ registry: directTools })] });
+      const { response, written } = recordingResponse();
+      const mcp = app.get(McpService);
+      expect(mcp.handle(callRequest(era, 'echo', { text: 'now' }) as any, response as any)).toBe(
+        undefined,
+      );
+      expect(written[0]).toBe('status 200');
+      expect(written.join('')).toContain('"structuredContent":{"text":"now"}');
+      expect(response.writableEnded).toBe(true);
+      // Nothing waited, so nothing could cancel the call: no listener on the response.
+      expect(response.on).not.toHaveBeenCalled();
+      expect(response.once).not.toHaveBeenCalled();
+    },
+  );
+
+  it('is awaited when its handler waits, and listens for the client going away meanwhile', async () => {
+    const release = deferred();
+    const app = await apps.init({
+      imports: [
+        ToolsModule.forRoot({
+          registry: [
+            defineRuntimeTool({
+              name: 'slow',
+              description: 'Answers once released',
+              identity: { serviceName: 'demo', action: 'slow', method: 'GET' },
+              input: z.object({}),
+              handler: async () => {
+                await release.promise;
+                return { done: true };
+              },
+            }),
+          ],
+        }),
+      ],
+    });
+    const { response, written } = recordingResponse();
+    const pending = app
+      .get(McpService)
+      .handle(callRequest('legacy', 'slow', {}) as any, response as any);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(response.once).toHaveBeenCalledWith('close', expect.any(Function));
+    expect(written).toEqual([]);
+    release.resolve();
+    await pending;
+    expect(written.join('')).toContain('{\\"done\\":true}');
+  });
+
+  it.each(ADAPTERS)(
+    'is cancelled by a 2025-era notifications/cancelled that arrives while its context resolves (%s)',
+    async (adapter) => {
+      const resolving = deferred();
+      const resolveContext = deferred<{ tenantId: string }>();
+      let runs = 0;
+      const { url } = await apps.listen(
+        {
+          imports: [
+            ToolsModule.forRoot({
+              registry: [
+                defineRuntimeTool({
+                  name: 'count',
+                  description: 'Counts its runs',
+                  identity: { serviceName: 'demo', action: 'count', method: 'GET' },
+                  input: z.object({}),
+                  handler: () => ({ runs: ++runs }),
+                }),
+              ],
+              context: () => {
+                resolving.resolve();
+                return resolveContext.promise;
+              },
+            }),
+          ],
+        },
+        adapter,
+      );
+      const answer = post(`${url}/mcp`, callBody('legacy', 'count', {}, 41), eraHeaders('legacy'));
+      await resolving.promise;
+      const cancelled = await post(
+        `${url}/mcp`,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 41, reason: 'stop' },
+        }),
+        eraHeaders('legacy'),
+      );
+      expect(cancelled.status).toBe(202);
+      resolveContext.resolve({ tenantId: 'acme' });
+      const result = toolPayload(await answer);
+      expect(result).toEqual({
+        isError: true,
+        json: expect.objectContaining({ error: 'REQUEST_ABORTED' }),
+      });
+      expect(runs).toBe(0);
+    },
+  );
 });

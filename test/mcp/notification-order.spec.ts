@@ -34,8 +34,8 @@ describe('the notifications of a call', () => {
     const order: string[] = [];
     const sending = [deferred(), deferred()];
     let sent = 0;
-    const answer = surface
-      .call(
+    const answer = Promise.resolve(
+      surface.call(
         'legacy',
         'jobs_work',
         {},
@@ -48,8 +48,8 @@ describe('the notifications of a call', () => {
             return promise.then(() => void order.push(method));
           },
         },
-      )
-      .then(() => void order.push('answer'));
+      ),
+    ).then(() => void order.push('answer'));
     // Let the call run as far as it can while both notifications are still being sent.
     for (let i = 0; i < 20; i++) await Promise.resolve();
     expect(order).toEqual([]);
