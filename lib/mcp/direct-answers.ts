@@ -160,7 +160,8 @@ function hasOnlyKeys(value: object, allowed: ReadonlySet<string>): boolean {
  * The era of a request, as the SDK's classification routes it; `undefined` for anything it
  * would refuse or route elsewhere. A plain 2025-era request — no envelope key in `_meta`, no
  * 2026 header, a 2025 protocol version or none — is recognised without running the
- * classification, which is the dearest step of a small call.
+ * classification, which is the dearest step of a small call; any other is classified once per
+ * envelope and headers (see `verdicts`).
  */
 function eraOf(
   request: HttpRequestLike,
@@ -253,7 +254,11 @@ function isJsonValue(value: unknown, depth: number): boolean {
   }
   if (value === null) return true;
   if (depth >= 16) return false;
-  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  if (Array.isArray(value)) {
+    // Indexed, not `every`, which skips the holes JSON text writes as null.
+    for (let i = 0; i < value.length; i++) if (!isJsonValue(value[i], depth + 1)) return false;
+    return true;
+  }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   for (const key in value) {

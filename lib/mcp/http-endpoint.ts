@@ -33,6 +33,9 @@ import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js'
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
 import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
 
+/** How many Host and Origin verdicts an endpoint remembers before it starts over. */
+const MAX_HEADER_VERDICTS = 256;
+
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
 export interface RequestScope {
   /** Runs `answer` with `request` as the current request. */
@@ -76,6 +79,9 @@ export class McpHttpEndpoint {
   private listening?: Promise<Array<() => Promise<void>>>;
   private readonly hosts: string[];
   private readonly origins: string[];
+  /** The verdicts of the Host and Origin checks, by header value (see `allows`). */
+  private readonly hostVerdicts = new Map<string, boolean>();
+  private readonly originVerdicts = new Map<string, boolean>();
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
@@ -424,11 +430,27 @@ export class McpHttpEndpoint {
     const { allowedHosts, allowedOrigins } = this.settings.options;
     const { host, origin } = request.headers;
     return (
-      (allowedHosts === false || validateHostHeader(host, this.hosts).ok) &&
-      (allowedOrigins === false ||
-        origin === undefined ||
-        validateOriginHeader(origin, this.origins).ok)
+      (allowedHosts === false || this.allows(this.hostVerdicts, host)) &&
+      (allowedOrigins === false || origin === undefined || this.allows(this.originVerdicts, origin))
     );
+  }
+
+  /**
+   * Whether the SDK's check of a Host (or Origin) header passes, remembered by value: the check
+   * parses the value as a URL, and the same few values come with every request.
+   */
+  private allows(verdicts: Map<string, boolean>, value: string | undefined): boolean {
+    const remembered = value === undefined ? undefined : verdicts.get(value);
+    if (remembered !== undefined) return remembered;
+    const verdict =
+      verdicts === this.hostVerdicts
+        ? validateHostHeader(value, this.hosts).ok
+        : validateOriginHeader(value, this.origins).ok;
+    if (value !== undefined) {
+      if (verdicts.size >= MAX_HEADER_VERDICTS) verdicts.clear();
+      verdicts.set(value, verdict);
+    }
+    return verdict;
   }
 
   private rejection(request: Request): Response | undefined {

@@ -1,7 +1,18 @@
 import 'reflect-metadata';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
-import { ToolInvoker, ToolsModule, defineToolRegistry, type ToolResult } from '../../lib/index.js';
+import {
+  Module,
+  type INestApplication,
+  type MiddlewareConsumer,
+  type NestModule,
+} from '@nestjs/common';
+import {
+  ToolInvoker,
+  ToolRequestMiddleware,
+  ToolsModule,
+  defineToolRegistry,
+  type ToolResult,
+} from '../../lib/index.js';
 import { ADAPTERS, TestApps, getJson } from '../fixtures/apps.js';
 import { TenancyModule, TenantTools, tenantFromRequest, type WhoAmI } from '../fixtures/tenancy.js';
 
@@ -28,6 +39,18 @@ describe.each(ADAPTERS)('request context (%s)', (adapter) => {
     expect(result).toEqual({
       ok: true,
       data: { tenantId: 'acme', userId: null, nonce: 'n1', requestTenant: 'acme' },
+    });
+  });
+
+  it('gives the same context to a tool called by a route whose JSON body was read first', async () => {
+    const response = await fetch(`${url}/tenancy/whoami`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-tenant-id': 'acme' },
+      body: JSON.stringify({ nonce: 'posted' }),
+    });
+    expect(await response.json()).toEqual({
+      ok: true,
+      data: { tenantId: 'acme', userId: null, nonce: 'posted', requestTenant: 'acme' },
     });
   });
 
@@ -139,5 +162,49 @@ describe('request context without a running app', () => {
       .invoke('tenancy_whoami', {}, { transport: 'AGENT', context: { tenantId: 'queue' } });
     expect(result).toEqual({ ok: true, data: expect.objectContaining({ tenantId: 'queue' }) });
     expect(resolved).toBe(0);
+  });
+});
+
+describe.each(ADAPTERS)('request context applied by the application (%s)', (adapter) => {
+  const apps = new TestApps();
+  let url: string;
+
+  @Module({ imports: [TenancyModule] })
+  class CapturedOnMe implements NestModule {
+    configure(consumer: MiddlewareConsumer) {
+      consumer.apply(ToolRequestMiddleware).forRoutes('tenancy/me');
+    }
+  }
+
+  beforeAll(async () => {
+    ({ url } = await apps.listen(
+      {
+        imports: [
+          CapturedOnMe,
+          ToolsModule.forRoot({ registry, context: tenantFromRequest, mountMiddleware: false }),
+        ],
+      },
+      adapter,
+    ));
+  });
+  afterAll(() => apps.closeAll());
+
+  it('gives the resolver the request a guard decorated, where the application applied it', async () => {
+    const result = await getJson<ToolResult<WhoAmI>>(`${url}/tenancy/me`, {
+      'x-tenant-id': 'acme',
+      'x-user': 'alice',
+    });
+    expect(result).toEqual({
+      ok: true,
+      data: expect.objectContaining({ tenantId: 'acme', userId: 'alice', requestTenant: 'acme' }),
+    });
+  });
+
+  it('captures nothing on the routes where it did not apply it', async () => {
+    const result = await getJson<ToolResult<WhoAmI>>(`${url}/tenancy/whoami`, {
+      'x-tenant-id': 'acme',
+    });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.details?.target).toBe('context');
   });
 });

@@ -312,3 +312,53 @@ describe('a tools/call the endpoint answers itself', () => {
     },
   );
 });
+
+describe('the 2026-era classification the direct path remembers', () => {
+  const apps = new TestApps();
+  afterAll(() => apps.closeAll());
+
+  it('is not reused for an envelope JSON text cannot hold, though it writes the same JSON', async () => {
+    // A JSON parser whose reviver makes dates, as applications install: `date:0` becomes a Date,
+    // whose JSON is the string of a valid client version.
+    const app = await apps.create(
+      { imports: [ToolsModule.forRoot({ registry: directTools })] },
+      'fastify',
+    );
+    await app.init();
+    const fastify = app.getHttpAdapter().getInstance();
+    fastify.removeContentTypeParser('application/json');
+    fastify.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string' },
+      (_request: unknown, body: string, done: (error: null, value: unknown) => void) =>
+        done(
+          null,
+          JSON.parse(body, (_key, value) =>
+            value === 'date:0' ? new Date(0) : (value as unknown),
+          ),
+        ),
+    );
+    await app.listen(0, '127.0.0.1');
+    const url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const withVersion = (version: string) =>
+      post(
+        url,
+        callBody('modern', 'echo', { text: 'hi' }, 'r-1', {
+          'io.modelcontextprotocol/clientInfo': { name: 'dates', version },
+        }),
+        eraHeaders('modern', 'tools/call', 'echo'),
+      );
+
+    const valid = await withVersion(new Date(0).toJSON());
+    expect(valid.status).toBe(200);
+    expect(valid.messages!.at(-1).result.structuredContent).toEqual({ text: 'hi' });
+
+    // The SDK refuses a client version that is not a string; so must the direct path.
+    const revived = await withVersion('date:0');
+    expect(revived.status).toBe(400);
+    expect(revived.messages!.at(-1).error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('clientInfo'),
+    });
+  });
+});

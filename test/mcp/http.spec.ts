@@ -271,6 +271,34 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
       });
       expect(answer.status).toBe(200);
     });
+
+    it('gives each Host and Origin value its own verdict, however often it comes', async () => {
+      const statuses: string[] = [];
+      for (const [host, origin] of [
+        [`localhost:${port}`, undefined],
+        ['evil.example', undefined],
+        [`localhost:${port}`, 'http://evil.example'],
+        [`localhost:${port}`, `http://localhost:${port}`],
+        ['evil.example', `http://localhost:${port}`],
+        [`localhost:${port}`, 'http://evil.example'],
+        [`localhost:${port}`, undefined],
+      ]) {
+        const answer = await raw(mcpUrl, {
+          headers: { ...headers, host: host!, ...(origin && { origin }) },
+          body: rpc('tools/list'),
+        });
+        statuses.push(`${host} ${origin ?? '-'} ${answer.status}`);
+      }
+      expect(statuses).toEqual([
+        `localhost:${port} - 200`,
+        'evil.example - 403',
+        `localhost:${port} http://evil.example 403`,
+        `localhost:${port} http://localhost:${port} 200`,
+        `evil.example http://localhost:${port} 403`,
+        `localhost:${port} http://evil.example 403`,
+        `localhost:${port} - 200`,
+      ]);
+    });
   });
 
   describe('2025 era by hand (stateless)', () => {

@@ -132,8 +132,10 @@ export interface ToolsModuleExtras {
   /** Register the module globally, so `ToolInvoker` can be injected anywhere. @default true */
   isGlobal?: boolean;
   /**
-   * Mount `ToolRequestMiddleware` for every route so tool calls see the current request.
-   * Set `false` to apply it yourself (for example after your own middleware). @default true
+   * Capture the current request on every route so tool calls see it: a Fastify `onRequest`
+   * hook, or on Express a middleware ahead of the application's Nest middleware. Set `false` to
+   * apply `ToolRequestMiddleware` yourself (on the routes, and in the order, you choose).
+   * @default true
    */
   mountMiddleware?: boolean;
   /**
