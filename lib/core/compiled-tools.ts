@@ -1,5 +1,6 @@
 import type { CallerSignal } from './handler-wait.js';
 import type { InvokeOptions } from './invoker.js';
+import type { ResourceRead } from './operations.js';
 import type { ToolResult } from './result.js';
 import type { CompiledTool } from './runner.js';
 import type { ToolTelemetry } from './telemetry.js';
@@ -22,6 +23,14 @@ export interface InvokerInternals {
     args: unknown,
     options: RunOptions,
   ) => ToolResult | Promise<ToolResult>;
+  /**
+   * Reads a resource as `readResource` does, answering at once when nothing on the way was
+   * asynchronous; `undefined` when no resource or template on the transport serves the URI.
+   */
+  readonly read: (
+    uri: string,
+    options: RunOptions,
+  ) => ToolResult<ResourceRead> | Promise<ToolResult<ResourceRead>> | undefined;
   /** The compiled resources (with templates) or prompts exposed on a transport. */
   readonly operations: (
     transport: ToolTransport,

@@ -596,6 +596,14 @@ export function createToolInvoker(
   linkCompiledTools(invoker, {
     lookup: (name, transport) => surface(transport).byName.get(name),
     run: (tool, args, runOptions) => runTool(tool, callRequest(args, runOptions), settings),
+    read: (uri, runOptions) => {
+      const { resource, variables } = resolveResource(uri, runOptions.transport) ?? {};
+      return (
+        resource &&
+        (runTool(resource, callRequest(variables, runOptions, uri), settings) as
+          ToolResult<ResourceRead> | Promise<ToolResult<ResourceRead>>)
+      );
+    },
     operations: (transport, kind) => surface(transport).operations[kind],
     resource: (uri, transport) => resolveResource(uri, transport)?.resource,
     prompt: (name, transport) => {

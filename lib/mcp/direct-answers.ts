@@ -13,7 +13,7 @@ import {
 import { declaresTasksIn } from './modern-tasks.js';
 import { internalErrorResult } from './call-tool-result.js';
 import { isThenable } from '../core/maybe-async.js';
-import { abortedOnDisconnect, DisconnectSignal, type HttpRequestLike } from './http-framing.js';
+import { DisconnectSignal, type HttpRequestLike } from './http-framing.js';
 import type { McpCallAnswer, McpCallChannel, McpToolSurface } from './tool-surface.js';
 import type { McpOutcome, McpRequestSpan } from './telemetry.js';
 
@@ -283,10 +283,10 @@ export function answerDirectly(
   surface: McpToolSurface,
   target: ServerResponse,
   span?: McpRequestSpan,
-): Promise<void> | undefined {
+): Promise<unknown> | undefined {
   if (!span) {
     const answering = answer(direct, surface, target);
-    return isThenable(answering) ? answering.then(ignore) : undefined;
+    return isThenable(answering) ? answering : undefined;
   }
   let answering: McpOutcome | Promise<McpOutcome>;
   try {
@@ -299,10 +299,10 @@ export function answerDirectly(
   return traced(answering, span);
 }
 
-function ignore(): void {}
-
 /** How a request whose answer could not be written ended, for its server span. */
-const UNWRITTEN: McpOutcome = { error: { code: -32603, message: 'Internal error' } };
+const UNWRITTEN: McpOutcome = Object.freeze({
+  error: Object.freeze({ code: -32603, message: 'Internal error' }),
+});
 
 /** Ends a request's span with how its answer ended; an answer that could not be written is a -32603. */
 async function traced(answering: Promise<McpOutcome>, span: McpRequestSpan): Promise<void> {
@@ -385,21 +385,29 @@ async function answerToolList(
   return {};
 }
 
-async function answerRead(
+/** A `resources/read`: answered at once when the read never waited. */
+function answerRead(
   direct: DirectRequest,
   surface: McpToolSurface,
   target: ServerResponse,
   span: McpRequestSpan | undefined,
-): Promise<McpOutcome> {
-  const controller = abortedOnDisconnect(target);
-  try {
-    const read = await surface.read(direct.params.uri as string, controller.signal, span?.context);
+): McpOutcome | Promise<McpOutcome> {
+  const signal = new DisconnectSignal(target);
+  const finish = (read: { contents: object[] }): McpOutcome => {
     send(direct, surface, target, read);
-  } catch (error) {
+    return signal.aborted ? { closed: true } : {};
+  };
+  const refused = (error: unknown): McpOutcome => {
     if (error instanceof ProtocolError) return fail(direct, target, error);
     throw error;
+  };
+  let reading: { contents: object[] } | Promise<{ contents: object[] }>;
+  try {
+    reading = surface.read(direct.params.uri as string, signal, span?.context);
+  } catch (error) {
+    return refused(error);
   }
-  return controller.signal.aborted ? { closed: true } : {};
+  return isThenable(reading) ? reading.then(finish, refused) : finish(reading);
 }
 
 /** Writes a result as its answer (a result JSON cannot hold is a tool failure). */

@@ -10,10 +10,11 @@ import {
 import { invokerInternals } from '../core/compiled-tools.js';
 import { ToolError } from '../core/errors.js';
 import { listsPerCaller } from '../core/listing.js';
-import { isThenable } from '../core/maybe-async.js';
+import { drive, isThenable } from '../core/maybe-async.js';
+import type { CallerSignal } from '../core/handler-wait.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { InvokeOptions, ToolInvoker } from '../core/invoker.js';
-import type { OperationDescriptor } from '../core/operations.js';
+import type { OperationDescriptor, ResourceRead } from '../core/operations.js';
 import type { ToolFailure, ToolResult } from '../core/result.js';
 import type { ToolContext } from '../core/types.js';
 
@@ -112,7 +113,7 @@ export class McpOperationSurface {
       }));
       server.setRequestHandler(
         'resources/read',
-        (request, ctx) =>
+        async (request, ctx) =>
           this.read(request.params.uri, ctx.mcpReq.signal, traceContext(ctx.mcpReq.id)) as never,
       );
       if (era === 'legacy') {
@@ -179,19 +180,38 @@ export class McpOperationSurface {
 
   /**
    * Reads a resource for a `resources/read` (on the SDK's server or the endpoint's direct path):
-   * the result, or the JSON-RPC error the SDK sends for it.
+   * the result, or the JSON-RPC error the SDK sends for it (thrown, or the promise rejected).
+   * Answered at once when nothing on the way was asynchronous.
    */
-  async read(
+  read(
     uri: string,
-    signal: AbortSignal,
+    signal: CallerSignal,
     traceContext: unknown,
-  ): Promise<{ contents: object[] }> {
-    const read = await this.run(
-      signal,
-      traceContext,
-      (options) => this.settings.invoker.readResource(uri, options),
-      () => new ResourceNotFoundError(uri),
-    );
+  ): { contents: object[] } | Promise<{ contents: object[] }> {
+    return drive(this.reading(uri, signal, traceContext));
+  }
+
+  private *reading(
+    uri: string,
+    signal: CallerSignal,
+    traceContext: unknown,
+  ): Generator<unknown, { contents: object[] }, unknown> {
+    let read: ToolResult<ResourceRead>;
+    try {
+      let context = this.settings.context();
+      if (isThenable(context)) context = (yield context) as ToolContext | undefined;
+      const reading = invokerInternals(this.settings.invoker).read(uri, {
+        transport: 'MCP',
+        source: 'mcp',
+        context,
+        signal,
+        traceContext,
+      });
+      if (reading === undefined) throw new ResourceNotFoundError(uri);
+      read = isThenable(reading) ? ((yield reading) as ToolResult<ResourceRead>) : reading;
+    } catch (error) {
+      throw this.refusal(error, () => new ResourceNotFoundError(uri));
+    }
     if (!read.ok) throw protocolError(read.error, uri);
     return { contents: read.data.contents };
   }
@@ -210,8 +230,8 @@ export class McpOperationSurface {
   }
 
   /**
-   * Runs a read or get with the request's context, signal and trace; nothing of that URI or
-   * name answers the `missing` error.
+   * Runs a get with the request's context, signal and trace; nothing of that name answers the
+   * `missing` error.
    */
   private async run<T>(
     signal: AbortSignal,
@@ -224,11 +244,17 @@ export class McpOperationSurface {
       if (isThenable(context)) context = await context;
       return await start({ transport: 'MCP', source: 'mcp', context, signal, traceContext });
     } catch (error) {
-      if (ToolError.is(error) && error.code === 'NOT_FOUND') throw missing(error);
-      if (ToolError.is(error)) throw protocolError(error);
-      this.settings.logger.error('[toolwright] MCP request failed:', error);
-      throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+      throw this.refusal(error, missing);
     }
+  }
+
+  /** The JSON-RPC error for what a read or get threw before its call could answer. */
+  private refusal(error: unknown, missing: (error: ToolError) => ProtocolError): ProtocolError {
+    if (error instanceof ProtocolError) return error;
+    if (ToolError.is(error) && error.code === 'NOT_FOUND') return missing(error);
+    if (ToolError.is(error)) return protocolError(error);
+    this.settings.logger.error('[toolwright] MCP request failed:', error);
+    return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
   }
 }
 

@@ -296,7 +296,11 @@ export class McpToolSurface {
   }
 
   /** Reads a resource for a `resources/read` (see `McpOperationSurface.read`). */
-  read(uri: string, signal: AbortSignal, traceContext: unknown): Promise<{ contents: object[] }> {
+  read(
+    uri: string,
+    signal: CallerSignal,
+    traceContext: unknown,
+  ): { contents: object[] } | Promise<{ contents: object[] }> {
     return this.operations!.read(uri, signal, traceContext);
   }
 

@@ -5,12 +5,13 @@ import { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { defineRuntimeTool, ToolsModule, type ToolGuard } from '../../lib/index.js';
 import { deferred } from '../fixtures/timing.js';
-import { directAnswersModule, directTools } from '../fixtures/direct-tools.js';
+import { directAnswersModule, directOperations, directTools } from '../fixtures/direct-tools.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 import {
   callBody,
   eraHeaders,
   listBody,
+  MODERN_META,
   post,
   toolPayload,
   type Answer,
@@ -106,30 +107,42 @@ describe('direct answers and SDK answers are the same', () => {
   });
 });
 
+/** A Node response that records what is written to it, and whether anyone listens to it. */
+function recordingResponse() {
+  const written: string[] = [];
+  const response = {
+    headersSent: false,
+    writableEnded: false,
+    destroyed: false,
+    writableFinished: false,
+    writeHead(status: number) {
+      written.push(`status ${status}`);
+      this.headersSent = true;
+    },
+    cork() {},
+    write: (chunk: Buffer | string) => void written.push(String(chunk)),
+    end(chunk?: Buffer | string) {
+      if (chunk !== undefined) written.push(String(chunk));
+      this.writableEnded = true;
+    },
+    on: jest.fn(),
+    once: jest.fn(),
+  };
+  return { response, written };
+}
+
+/** A tool without input that answers what `handler` returns. */
+function demoTool(name: string, description: string, handler: () => unknown) {
+  return defineRuntimeTool({
+    name,
+    description,
+    identity: { serviceName: 'demo', action: name, method: 'GET' },
+    input: z.object({}),
+    handler,
+  });
+}
+
 describe('a tools/list every caller sees', () => {
-  /** A Node response that records what is written to it. */
-  function recordingResponse() {
-    const written: string[] = [];
-    const response = {
-      headersSent: false,
-      writableEnded: false,
-      writeHead(status: number) {
-        written.push(`status ${status}`);
-        this.headersSent = true;
-      },
-      cork() {},
-      write(chunk: Buffer | string) {
-        written.push(String(chunk));
-      },
-      end(chunk?: Buffer | string) {
-        if (chunk !== undefined) written.push(String(chunk));
-        this.writableEnded = true;
-      },
-      on() {},
-      once: jest.fn(),
-    };
-    return { response, written };
-  }
   const listRequest = (tenant: string) => ({
     method: 'POST',
     url: '/mcp',
@@ -183,28 +196,6 @@ describe('a tools/call the endpoint answers itself', () => {
   const apps = new TestApps();
   afterEach(() => apps.closeAll());
 
-  /** A Node response that records what is written to it, and whether anyone listens to it. */
-  function recordingResponse() {
-    const written: string[] = [];
-    const response = {
-      headersSent: false,
-      writableEnded: false,
-      destroyed: false,
-      writableFinished: false,
-      writeHead(status: number) {
-        written.push(`status ${status}`);
-        this.headersSent = true;
-      },
-      write: (chunk: string) => void written.push(chunk),
-      end(chunk?: string) {
-        if (chunk !== undefined) written.push(chunk);
-        this.writableEnded = true;
-      },
-      on: jest.fn(),
-      once: jest.fn(),
-    };
-    return { response, written };
-  }
   const callRequest = (era: Era, name: string, args: object) => ({
     method: 'POST',
     url: '/mcp',
@@ -230,21 +221,41 @@ describe('a tools/call the endpoint answers itself', () => {
     },
   );
 
+  it.each(['legacy', 'modern'] as const)(
+    'and so is a resources/read whose read never waits (%s)',
+    async (era) => {
+      const app = await apps.init({
+        imports: [ToolsModule.forRoot({ registry: [...directTools, ...directOperations] })],
+      });
+      const { response, written } = recordingResponse();
+      const uri = 'demo://notes/7';
+      const request = {
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...eraHeaders(era, 'resources/read', uri), host: 'localhost' },
+        body: {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'resources/read',
+          params: { uri, ...(era === 'modern' && { _meta: MODERN_META }) },
+        },
+      };
+      expect(app.get(McpService).handle(request as any, response as any)).toBe(undefined);
+      expect(written[0]).toBe('status 200');
+      expect(written.join('')).toContain('"text":"note 7"');
+      expect(response.once).not.toHaveBeenCalled();
+    },
+  );
+
   it('is awaited when its handler waits, and listens for the client going away meanwhile', async () => {
     const release = deferred();
     const app = await apps.init({
       imports: [
         ToolsModule.forRoot({
           registry: [
-            defineRuntimeTool({
-              name: 'slow',
-              description: 'Answers once released',
-              identity: { serviceName: 'demo', action: 'slow', method: 'GET' },
-              input: z.object({}),
-              handler: async () => {
-                await release.promise;
-                return { done: true };
-              },
+            demoTool('slow', 'Answers once released', async () => {
+              await release.promise;
+              return { done: true };
             }),
           ],
         }),
@@ -272,15 +283,7 @@ describe('a tools/call the endpoint answers itself', () => {
         {
           imports: [
             ToolsModule.forRoot({
-              registry: [
-                defineRuntimeTool({
-                  name: 'count',
-                  description: 'Counts its runs',
-                  identity: { serviceName: 'demo', action: 'count', method: 'GET' },
-                  input: z.object({}),
-                  handler: () => ({ runs: ++runs }),
-                }),
-              ],
+              registry: [demoTool('count', 'Counts its runs', () => ({ runs: ++runs }))],
               context: () => {
                 resolving.resolve();
                 return resolveContext.promise;
