@@ -24,11 +24,12 @@ function setup(options: Partial<McpAuthOptions> = {}, expiresIn = 3600) {
     verifyAccessToken: verify,
     ...options,
   });
+  const request = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
   const signIn = async (token: string) => {
-    const result = await auth.authenticate({ headers: { authorization: `Bearer ${token}` } });
+    const result = await auth.authenticate(request(token));
     return result instanceof Response ? result.status : result.clientId;
   };
-  return { verify, signIn };
+  return { auth, request, verify, signIn };
 }
 
 describe('the verified-token cache', () => {
@@ -40,6 +41,20 @@ describe('the verified-token cache', () => {
     const { verify, signIn } = setup();
     expect([await signIn('a'), await signIn('a'), await signIn('b')]).toEqual(['c', 'c', 'c']);
     expect(verify.mock.calls.map(([token]) => token)).toEqual(['a', 'b']);
+  });
+
+  it('answers a remembered token at once, without a promise', async () => {
+    const { auth, request } = setup();
+    const first = auth.authenticate(request('a'));
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    const again = auth.authenticate(request('a'));
+    expect(again).not.toBeInstanceOf(Promise);
+    expect((again as AuthInfo).clientId).toBe('c');
+    // A refusal that needs no verification is answered at once too.
+    const bare = auth.authenticate({ headers: {} });
+    expect(bare).toBeInstanceOf(Response);
+    expect((bare as Response).status).toBe(401);
   });
 
   it('forgets a token at its exp, or after maxAgeMs, whichever comes first', async () => {

@@ -181,11 +181,12 @@ export class McpBearerAuth {
   /**
    * Verifies the request's bearer token: its `AuthInfo`, or the answer refusing it (`401` with
    * the challenge; `403` when it lacks the required scopes; `400` for a token in the query
-   * string). Never rejects: whatever goes wrong is a refusal.
+   * string). Answered at once for a token verified before (see `tokenCache`) and for a refusal
+   * that needs no verification; otherwise a promise. Never throws or rejects: whatever goes
+   * wrong is a refusal.
    */
-  async authenticate(request: HttpRequestLike): Promise<AuthInfo | Refusal> {
+  authenticate(request: HttpRequestLike): AuthInfo | Refusal | Promise<AuthInfo | Refusal> {
     const resource = this.resourceOf(request);
-    const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
     const url = request.originalUrl ?? request.url ?? '';
     if (/[?&]access_token=/.test(url)) {
       return bearerAuthChallengeResponse(
@@ -196,11 +197,13 @@ export class McpBearerAuth {
       );
     }
     const header = request.headers.authorization;
-    if (header === undefined || header === '') return this.unauthenticated(resourceMetadataUrl);
+    if (header === undefined || header === '') {
+      return this.unauthenticated(getOAuthProtectedResourceMetadataUrl(resource));
+    }
     if (header.length > this.maxTokenBytes + 7) {
       return this.refuse(
         new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is too large.'),
-        resourceMetadataUrl,
+        getOAuthProtectedResourceMetadataUrl(resource),
       );
     }
     // Keyed by the resource too when it comes from the request: a token is checked per audience.
@@ -210,6 +213,16 @@ export class McpBearerAuth {
       remember(request, known);
       return known;
     }
+    return this.verify(request, header, key, resource);
+  }
+
+  private async verify(
+    request: HttpRequestLike,
+    header: string,
+    key: string,
+    resource: URL,
+  ): Promise<AuthInfo | Refusal> {
+    const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
     try {
       const auth = await verifyBearerToken(header, {
         verifier: this.verifier(resource),

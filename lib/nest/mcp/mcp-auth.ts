@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { isThenable } from '../../core/maybe-async.js';
 import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
 import {
   abortedOnDisconnect,
@@ -40,13 +42,16 @@ export function installMcpAuth(
     ) {
       if (auth.servesMetadata(request.originalUrl)) return void metadata(request, response);
       if (!route.servesUrl(request.originalUrl)) return next();
-      void auth.authenticate(request).then((verified) => {
+      const signedIn = (verified: AuthInfo | Response): void => {
         // The client left while its token was being verified: nothing is left to answer.
         if (response.destroyed) return;
         if (!(verified instanceof Response)) return next();
         request.raw?.resume();
-        return writeWebResponse(response, verified);
-      });
+        void writeWebResponse(response, verified);
+      };
+      const verified = auth.authenticate(request);
+      if (isThenable(verified)) void verified.then(signedIn);
+      else signedIn(verified);
     });
     // Moved ahead of the JSON parsers (the application's and the MCP route's own).
     const stack: ExpressLayer[] | undefined = instance.router?.stack;
@@ -55,14 +60,21 @@ export function installMcpAuth(
   } else if (adapter.getType() === 'fastify') {
     instance.addHook('onRoute', (options: { url?: string; onRequest?: unknown }) => {
       if (!route.isRoute(options.url)) return;
-      const gate = async (
+      // A callback hook rather than an async one: a token verified before costs no promise.
+      const gate = (
         request: HttpRequestLike & { raw: HttpRequestLike },
         reply: { raw: ServerResponse; hijack(): void },
-      ) => {
-        const verified = await auth.authenticate(request);
-        if (!(verified instanceof Response) || reply.raw.destroyed) return;
-        reply.hijack();
-        await writeWebResponse(reply.raw, verified);
+        done: (error?: unknown) => void,
+      ): void => {
+        const signedIn = (verified: AuthInfo | Response): void => {
+          if (!(verified instanceof Response) || reply.raw.destroyed) return done();
+          // Refused: the answer is written here; the hijacked request goes no further.
+          reply.hijack();
+          writeWebResponse(reply.raw, verified).then(() => done(), done);
+        };
+        const verified = auth.authenticate(request);
+        if (isThenable(verified)) void verified.then(signedIn);
+        else signedIn(verified);
       };
       const existing = options.onRequest === undefined ? [] : [options.onRequest].flat();
       options.onRequest = [gate, ...existing];
