@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { directAnswersModule, directTools } from '../fixtures/direct-tools.js';
-import { TestApps } from '../fixtures/apps.js';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 import {
   ACCEPT,
   eraHeaders,
@@ -381,63 +381,70 @@ function knownDifferences(era: Era): [Case][] {
   ];
 }
 
-describe('direct answers equal SDK answers for generated requests', () => {
-  const apps = new TestApps();
-  let directUrl: string;
-  let sdkUrl: string;
-  // Every SDK answer to a request that reaches a tool connects a per-request server.
-  const connect = jest.spyOn(Server.prototype, 'connect');
-  /** The answers the direct app gave without an SDK server, per era and kind. */
-  const direct: Record<string, number> = {};
+describe.each(ADAPTERS)(
+  'direct answers equal SDK answers for generated requests (%s)',
+  (adapter) => {
+    const apps = new TestApps();
+    let directUrl: string;
+    let sdkUrl: string;
+    // Every SDK answer to a request that reaches a tool connects a per-request server: spied
+    // per adapter, while its apps run.
+    let connect: ReturnType<typeof spyOnConnect>;
+    const spyOnConnect = () => jest.spyOn(Server.prototype, 'connect');
+    /** The answers the direct app gave without an SDK server, per era and kind. */
+    const direct: Record<string, number> = {};
 
-  beforeAll(async () => {
-    const boot = async (directAnswers: boolean) =>
-      `${(await apps.listen({ imports: [directAnswersModule(directAnswers)] })).url}/mcp`;
-    directUrl = await boot(true);
-    sdkUrl = await boot(false);
-  });
-  afterAll(async () => {
-    connect.mockRestore();
-    await apps.closeAll();
-  });
+    beforeAll(async () => {
+      connect = spyOnConnect();
+      const boot = async (directAnswers: boolean) =>
+        `${(await apps.listen({ imports: [directAnswersModule(directAnswers)] }, adapter)).url}/mcp`;
+      directUrl = await boot(true);
+      sdkUrl = await boot(false);
+    });
+    afterAll(async () => {
+      connect.mockRestore();
+      await apps.closeAll();
+    });
 
-  it.each(['legacy', 'modern'] as const)(
-    '%s era',
-    async (era) => {
-      await fc.assert(
-        fc.asyncProperty(requests(era), async (request) => {
-          const before = connect.mock.calls.length;
-          const fromDirect = await answer(directUrl, request);
-          const withoutSdk = connect.mock.calls.length === before;
-          const fromSdk = await answer(sdkUrl, request);
-          expect(fromDirect).toEqual(fromSdk);
+    it.each(['legacy', 'modern'] as const)(
+      '%s era',
+      async (era) => {
+        await fc.assert(
+          fc.asyncProperty(requests(era), async (request) => {
+            const before = connect.mock.calls.length;
+            const fromDirect = await answer(directUrl, request);
+            const withoutSdk = connect.mock.calls.length === before;
+            const fromSdk = await answer(sdkUrl, request);
+            expect(fromDirect).toEqual(fromSdk);
 
-          const result = Array.isArray(fromDirect.messages)
-            ? fromDirect.messages.at(-1)?.result
-            : undefined;
-          const answeredDirectly = withoutSdk && fromDirect.status === 200 && result !== undefined;
-          if (request.wellFormed) expect(answeredDirectly).toBe(true);
-          if (answeredDirectly) {
-            const kind =
-              request.method === 'resources/read'
-                ? 'read'
-                : request.method !== 'tools/call'
-                  ? request.method === 'tools/list'
-                    ? 'list'
-                    : 'operation list'
-                  : result.isError
-                    ? 'failure'
-                    : 'success';
-            direct[`${era} ${kind}`] = (direct[`${era} ${kind}`] ?? 0) + 1;
-          }
-        }),
-        { seed: SEED, numRuns: RUNS_PER_ERA, examples: knownDifferences(era) },
-      );
-      // The direct path really answered lists, successful calls and failed calls.
-      for (const kind of ['list', 'operation list', 'read', 'success', 'failure']) {
-        expect(direct[`${era} ${kind}`]).toBeGreaterThan(10);
-      }
-    },
-    120_000,
-  );
-});
+            const result = Array.isArray(fromDirect.messages)
+              ? fromDirect.messages.at(-1)?.result
+              : undefined;
+            const answeredDirectly =
+              withoutSdk && fromDirect.status === 200 && result !== undefined;
+            if (request.wellFormed) expect(answeredDirectly).toBe(true);
+            if (answeredDirectly) {
+              const kind =
+                request.method === 'resources/read'
+                  ? 'read'
+                  : request.method !== 'tools/call'
+                    ? request.method === 'tools/list'
+                      ? 'list'
+                      : 'operation list'
+                    : result.isError
+                      ? 'failure'
+                      : 'success';
+              direct[`${era} ${kind}`] = (direct[`${era} ${kind}`] ?? 0) + 1;
+            }
+          }),
+          { seed: SEED, numRuns: RUNS_PER_ERA, examples: knownDifferences(era) },
+        );
+        // The direct path really answered lists, successful calls and failed calls.
+        for (const kind of ['list', 'operation list', 'read', 'success', 'failure']) {
+          expect(direct[`${era} ${kind}`]).toBeGreaterThan(10);
+        }
+      },
+      120_000,
+    );
+  },
+);
