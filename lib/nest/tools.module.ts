@@ -5,7 +5,6 @@ import {
   type DynamicModule,
   type MiddlewareConsumer,
   type NestModule,
-  type OnModuleInit,
 } from '@nestjs/common';
 import {
   ApplicationConfig,
@@ -74,7 +73,7 @@ function isCollection(value: unknown): value is ToolCollection {
   ],
   exports: [ToolInvoker, ToolEvents, ToolRequestContext, McpService, TOOLS_MODULE_OPTIONS],
 })
-export class ToolsModule extends ConfigurableToolsModule implements NestModule, OnModuleInit {
+export class ToolsModule extends ConfigurableToolsModule implements NestModule {
   constructor(
     @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
     @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
@@ -114,20 +113,6 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
     return super.forRootAsync(options);
   }
 
-  onModuleInit(): void {
-    // With the middleware applied by the application, a Fastify request is linked to the raw
-    // request its middleware sees.
-    const adapter = this.adapterHost?.httpAdapter;
-    if (!this.mountMiddleware && adapter?.getType() === 'fastify') {
-      adapter
-        .getInstance()
-        .addHook('onRequest', (request: { raw?: object }, _reply: unknown, done: () => void) => {
-          linkFastifyRequest(request);
-          done();
-        });
-    }
-  }
-
   configure(consumer: MiddlewareConsumer): void {
     // configure() runs after Nest's body parsers are installed and before its routes and
     // exception handler, which is where the MCP route's body limit and body errors are set up.
@@ -144,7 +129,18 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule, 
       // After the body handling: its middleware is moved ahead of the JSON parsers it placed.
       if (this.auth) installMcpAuth(adapter, route, this.auth);
     }
-    if (this.mountMiddleware && !(adapter && captureRequests(adapter, this.requestContext))) {
+    if (!this.mountMiddleware) {
+      // The application applies the middleware: under Fastify it sees the raw request, which is
+      // linked to the Fastify request a controller (and the context resolver) gets.
+      if (adapter?.getType() === 'fastify') {
+        adapter
+          .getInstance()
+          .addHook('onRequest', (request: { raw?: object }, _reply: unknown, done: () => void) => {
+            linkFastifyRequest(request);
+            done();
+          });
+      }
+    } else if (!(adapter && captureRequests(adapter, this.requestContext))) {
       consumer.apply(ToolRequestMiddleware).forRoutes('*path');
     }
   }

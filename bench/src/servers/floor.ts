@@ -21,6 +21,7 @@ import {
   answer,
   benchInput,
   benchOutput,
+  BENCH_BODY_LIMIT,
   benchTools,
   toolCountFromEnv,
 } from '../shared/tools.js';
@@ -29,7 +30,6 @@ import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 
 const setupStart = performance.now();
 
-const BODY_LIMIT = 4 * 1024 * 1024;
 const MODERN = '2026-07-28';
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26'];
 const PROTOCOL_META = 'io.modelcontextprotocol/protocolVersion';
@@ -189,7 +189,7 @@ class FloorController {
 class AppModule {}
 Module({ controllers: [FloorController] })(AppModule);
 
-const app = await createBenchApp(AppModule, adapter, BODY_LIMIT);
+const app = await createBenchApp(AppModule, adapter, BENCH_BODY_LIMIT);
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3404), host);
 announceReady(`floor-${adapter}`, app.getHttpServer().address(), count, setupStart);

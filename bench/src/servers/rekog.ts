@@ -23,6 +23,7 @@ import {
   answer,
   benchInput,
   benchOutput,
+  BENCH_BODY_LIMIT,
   benchTools,
   toolCountFromEnv,
 } from '../shared/tools.js';
@@ -72,7 +73,7 @@ Module({ controllers: [BenchTools] })(AppModule);
 const app = await NestFactory.create<NestExpressApplication>(AppModule, {
   logger: ['error', 'warn'],
 });
-app.useBodyParser('json', { limit: 4 * 1024 * 1024 });
+app.useBodyParser('json', { limit: BENCH_BODY_LIMIT });
 mcp.setHttpAdapter(app.getHttpAdapter());
 app.connectMicroservice({ strategy: mcp });
 await app.startAllMicroservices();

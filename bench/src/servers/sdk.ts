@@ -16,6 +16,7 @@ import {
   answer,
   benchInput,
   benchOutput,
+  BENCH_BODY_LIMIT,
   benchTools,
   toolCountFromEnv,
 } from '../shared/tools.js';
@@ -23,7 +24,6 @@ import { announceReady, exitOnSignals, portFromEnv } from '../shared/ready.js';
 
 const setupStart = performance.now();
 
-const BODY_LIMIT = 4 * 1024 * 1024;
 const count = toolCountFromEnv();
 const specs = benchTools(count);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -54,9 +54,9 @@ function buildServer(): McpServer {
 
 const handler = createMcpHandler(() => buildServer(), {
   legacy: 'stateless',
-  maxRequestBodySize: BODY_LIMIT,
+  maxRequestBodySize: BENCH_BODY_LIMIT,
 });
-const nodeHandler = toNodeHandler(handler, { maxRequestBodySize: BODY_LIMIT });
+const nodeHandler = toNodeHandler(handler, { maxRequestBodySize: BENCH_BODY_LIMIT });
 const server = createServer((req, res) => {
   if (req.url?.split('?')[0] !== '/mcp') {
     res.writeHead(404).end();

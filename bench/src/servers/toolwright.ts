@@ -42,7 +42,14 @@ import {
   tasksModeFromEnv,
   type TasksMode,
 } from '../shared/tasks.js';
-import { answer, benchInput, benchOutput, benchTools, toolCountFromEnv } from '../shared/tools.js';
+import {
+  answer,
+  BENCH_BODY_LIMIT,
+  benchInput,
+  benchOutput,
+  benchTools,
+  toolCountFromEnv,
+} from '../shared/tools.js';
 
 const setupStart = performance.now();
 
@@ -89,7 +96,6 @@ async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpEndp
 }
 const taskOptions = tasksMode && (await taskEndpoint(tasksMode));
 
-const BODY_LIMIT = 4 * 1024 * 1024;
 const adapter = adapterFromEnv();
 const count = toolCountFromEnv();
 const host = process.env.HOST ?? '127.0.0.1';
@@ -172,7 +178,7 @@ Module({
         serverInfo: { name: 'toolwright-bench', version: '0.0.0' },
         // The Host check compares names, not ports: 127.0.0.1:<port> passes.
         allowedHosts: ['127.0.0.1', 'localhost'],
-        maxBodyBytes: BODY_LIMIT,
+        maxBodyBytes: BENCH_BODY_LIMIT,
         ...(auth && { auth }),
         ...taskOptions,
       },
@@ -182,7 +188,7 @@ Module({
 
 const defineMs = performance.now() - defineStart;
 const initStart = performance.now();
-const app = await createBenchApp(AppModule, adapter, BODY_LIMIT);
+const app = await createBenchApp(AppModule, adapter, BENCH_BODY_LIMIT);
 // init compiles the registry and prepares the MCP endpoint (tools/list entries included).
 await app.init();
 const initMs = performance.now() - initStart;

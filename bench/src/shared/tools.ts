@@ -59,3 +59,6 @@ export const answer = (input: { text: string }) => ({ text: input.text });
 
 /** The annotations every target advertises for every tool. */
 export const ANNOTATIONS = Object.freeze({ readOnlyHint: true });
+
+/** The JSON body limit every bench server sets (4 MiB), so no server refuses what another takes. */
+export const BENCH_BODY_LIMIT = 4 * 1024 * 1024;
