@@ -48,12 +48,12 @@ const CALL_PARAM = 0;
  * }
  */
 export class ToolExecutionContext {
-  private constructor(private readonly toolCall: ToolCall<unknown, unknown>) {}
+  private constructor(private readonly toolCall: GuardedCall) {}
 
   /** The tool call of an enhancer's context, or `undefined` when it is not a tool call's. */
   static create(context: ExecutionContext): ToolExecutionContext | undefined {
     if (context.getType<string>() !== TOOL_CONTEXT_TYPE) return undefined;
-    const call = context.getArgByIndex<ToolCall<unknown, unknown> | undefined>(CALL_ARG);
+    const call = context.getArgByIndex<GuardedCall | undefined>(CALL_ARG);
     return call ? new ToolExecutionContext(call) : undefined;
   }
 
@@ -88,34 +88,86 @@ export class ToolExecutionContext {
   }
 }
 
-/** Whether a tool method or its class declares a Nest guard, interceptor, pipe or filter. */
-export function declaresEnhancers(target: object, method: object): boolean {
-  return [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA].some(
+/** What a tool method or its class may declare for Nest's enhancers, by the step they run in. */
+const HANDLER_ENHANCERS = [INTERCEPTORS_METADATA, PIPES_METADATA, EXCEPTION_FILTERS_METADATA];
+
+function declares(keys: readonly string[], target: object, method: object): boolean {
+  return keys.some(
     (key) =>
       (Reflect.getMetadata(key, method) as unknown[] | undefined)?.length ||
       (Reflect.getMetadata(key, target) as unknown[] | undefined)?.length,
   );
 }
 
+/** Whether a tool method or its class declares a Nest guard (run in the pipeline's guards step). */
+export const declaresGuards = (target: object, method: object) =>
+  declares([GUARDS_METADATA], target, method);
+
+/** Whether a tool method or its class declares an interceptor, a pipe or a filter (run around the handler). */
+export const declaresHandlerEnhancers = (target: object, method: object) =>
+  declares(HANDLER_ENHANCERS, target, method);
+
+/** What a Nest guard on a tool sees as the tool call: the guards step runs before the handler. */
+export type GuardedCall = Pick<ToolCall<unknown, unknown>, 'input' | 'context' | 'call'>;
+
 /**
- * Wraps tool methods with the Nest enhancers declared on them and on their class, through Nest's
- * `ExternalContextCreator`: guards, then interceptors around the method, pipes on its argument
- * (the tool call), and filters on what they throw. The enhancers receive the arguments of an
- * HTTP handler — the current request, its response (Express) and the tool call — and a context of
- * type {@link TOOL_CONTEXT_TYPE}. Global enhancers apply only when `global` is set.
+ * Runs tool methods with the Nest enhancers declared on them and on their class, as Nest's
+ * `ExternalContextCreator` does for `@nestjs/graphql` and `@nestjs/microservices`:
+ * - guards ({@link guards}) in the pipeline's guards step, after the tool's own guards;
+ * - interceptors around the method, pipes on its argument (the tool call), and filters on what
+ *   they throw ({@link wrap}).
+ * The enhancers receive the arguments of an HTTP handler — the current request, its response
+ * (Express) and the tool call — and a context of type {@link TOOL_CONTEXT_TYPE}. Global enhancers
+ * apply only when `global` is set.
  */
 export class ToolEnhancers {
   private readonly creator: ExternalContextCreator;
+  private readonly guardsCreator: GuardsContextCreator;
+  private readonly guardsConsumer = new GuardsConsumer();
 
-  constructor(external: ExternalContextCreator, global: boolean) {
-    const container = (external as unknown as { container?: NestContainer }).container;
-    this.creator =
-      global || !container ? external : withoutGlobalEnhancers(container, new ApplicationConfig());
+  constructor(container: NestContainer, global: boolean) {
+    const config = (global && container.applicationConfig) || new ApplicationConfig();
+    this.guardsCreator = new GuardsContextCreator(container, config);
+    this.creator = new ExternalContextCreator(
+      this.guardsCreator,
+      this.guardsConsumer,
+      new InterceptorsContextCreator(container, config),
+      new InterceptorsConsumer(),
+      container.getModules(),
+      new PipesContextCreator(container, config),
+      new PipesConsumer(),
+      new QuietFilterContext(container, config),
+    );
+    (this.creator as unknown as { container: NestContainer }).container = container;
   }
 
   /**
-   * The method wrapped for one instance (and, for a request-scoped one, its context id): a
-   * function of the request and the tool call.
+   * The Nest guards of a method for one instance (and, for a request-scoped one, its context id),
+   * declared in the module `moduleKey`: a function of the request and the tool call that answers
+   * whether every guard lets the call run, or `undefined` when there are none.
+   */
+  guards(
+    instance: object,
+    methodName: string,
+    moduleKey: string,
+    contextId?: ContextId,
+  ): ((request: unknown, call: GuardedCall) => Promise<boolean>) | undefined {
+    const method = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
+    const guards = this.guardsCreator.create(instance as never, method, moduleKey, contextId);
+    if (guards.length === 0) return undefined;
+    return (request, call) =>
+      this.guardsConsumer.tryActivate(
+        guards,
+        [request, responseOf(request), call],
+        instance as never,
+        method,
+        TOOL_CONTEXT_TYPE,
+      );
+  }
+
+  /**
+   * The method wrapped for one instance (and, for a request-scoped one, its context id) with its
+   * interceptors, pipes and filters: a function of the request and the tool call.
    */
   wrap(
     instance: object,
@@ -133,10 +185,26 @@ export class ToolEnhancers {
       CALL_PARAMS,
       contextId,
       inquirerId,
-      undefined,
+      { guards: false, interceptors: true, filters: true },
       TOOL_CONTEXT_TYPE,
     );
     return (request, call) => wrapped(request, responseOf(request), call);
+  }
+}
+
+/**
+ * Nest's filter context for external handlers, without the error line Nest's fallback writes for
+ * what no filter takes: the runner answers that failure and logs it only when it is unexpected.
+ */
+class QuietFilterContext extends ExternalExceptionFilterContext {
+  override create(...args: Parameters<ExternalExceptionFilterContext['create']>) {
+    const handler = super.create(...args);
+    handler.next = (exception, host) => {
+      const answer = handler.invokeCustomFilters(exception, host);
+      if (answer === undefined) throw exception;
+      return answer;
+    };
+    return handler;
   }
 }
 
@@ -163,22 +231,4 @@ function declareCallParameter(instance: object, methodName: string): void {
 /** Express hangs the response on the request; Fastify's reply is not reachable from it. */
 function responseOf(request: unknown): unknown {
   return (request as { res?: unknown } | undefined)?.res;
-}
-
-function withoutGlobalEnhancers(
-  container: NestContainer,
-  config: ApplicationConfig,
-): ExternalContextCreator {
-  const creator = new ExternalContextCreator(
-    new GuardsContextCreator(container, config),
-    new GuardsConsumer(),
-    new InterceptorsContextCreator(container, config),
-    new InterceptorsConsumer(),
-    container.getModules(),
-    new PipesContextCreator(container, config),
-    new PipesConsumer(),
-    new ExternalExceptionFilterContext(container, config),
-  );
-  (creator as unknown as { container: NestContainer }).container = container;
-  return creator;
 }

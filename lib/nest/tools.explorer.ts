@@ -8,6 +8,7 @@ import {
 } from '@nestjs/core';
 // Nest's own classes and symbol (the files its injector and router import), matched by identity.
 import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception.js';
+import type { NestContainer } from '@nestjs/core/injector/container.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { REQUEST_CONTEXT_ID } from '@nestjs/core/router/request/request-constants.js';
 import type { ToolGuard } from '../core/hooks.js';
@@ -15,11 +16,11 @@ import type { BoundClassTool, ClassToolBinder } from '../core/invoker.js';
 import type { Completer } from '../core/operations.js';
 import type { ToolDefinition } from '../core/registry.js';
 import { classTools, getToolClassMetadata, type ClassTool } from '../core/tool-class.js';
-import type { Class } from '../core/types.js';
+import type { Class, ToolCallInfo } from '../core/types.js';
 import { orphanToolMethods } from './decorators/tool-class.draft.js';
 import type { ToolsModuleOptions } from './interfaces/tools-module-options.interface.js';
 import { ToolRequestContext } from './request-context.js';
-import { declaresEnhancers, ToolEnhancers } from './tool-enhancers.js';
+import { declaresGuards, declaresHandlerEnhancers, ToolEnhancers } from './tool-enhancers.js';
 import { TOOLS_DECLARED, TOOLS_MODULE_OPTIONS } from './tools.constants.js';
 import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
 
@@ -37,6 +38,8 @@ export class ToolsExplorer {
   private readonly logger = new Logger('ToolsModule');
   private readonly enhancers: ToolEnhancers;
   private readonly globalEnhancers: boolean;
+  /** The DI context of a call outside a request, shared by its Nest guards and its handler. */
+  private readonly callContexts = new WeakMap<ToolCallInfo, ContextId>();
 
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
@@ -47,7 +50,8 @@ export class ToolsExplorer {
     @Inject(TOOLS_MODULE_OPTIONS) options: ToolsModuleOptions,
   ) {
     this.globalEnhancers = options.globalEnhancers === true;
-    this.enhancers = new ToolEnhancers(external, this.globalEnhancers);
+    const container = (external as unknown as { container: NestContainer }).container;
+    this.enhancers = new ToolEnhancers(container, this.globalEnhancers);
   }
 
   /** Checks the registry against the container and returns the binder for its class tools. */
@@ -68,14 +72,17 @@ export class ToolsExplorer {
       // Like Nest's own @UseGuards, a guard class nobody provides is built in the module that
       // declares the tool class, so it can inject what that module sees.
       const hostRef = this.moduleRefOf(wrapper);
+      const guards = await Promise.all(
+        tool.guards.map((guard) =>
+          this.instance(guard as ToolGuard | Class<ToolGuard>, 'guard', hostRef),
+        ),
+      );
+      // Nest guards on the method or its class run in the same step, after the tool's own.
+      const nestGuards = this.bindNestGuards(tool, wrapper);
       bound.set(tool, {
         handler: this.bindHandler(tool, wrapper),
         methods: (name) => this.bindCompleter(tool.target, name, wrapper),
-        guards: await Promise.all(
-          tool.guards.map((guard) =>
-            this.instance(guard as ToolGuard | Class<ToolGuard>, 'guard', hostRef),
-          ),
-        ),
+        guards: nestGuards ? [...guards, nestGuards] : guards,
       });
     }
     return (tool) => bound.get(tool)!;
@@ -138,7 +145,9 @@ export class ToolsExplorer {
         throw new ToolsConfigurationError(MESSAGES.noMethod(target.name, methodName));
       }
       // A tool without Nest enhancers is its method, bound: it costs nothing more.
-      if (!this.enhanced(target, method)) return method.bind(instance) as BoundClassTool['handler'];
+      if (!this.wrapsHandler(target, method)) {
+        return method.bind(instance) as BoundClassTool['handler'];
+      }
       const wrapped = this.enhancers.wrap(instance, methodName);
       return (call) => wrapped(this.requestContext.request, call);
     }
@@ -147,10 +156,10 @@ export class ToolsExplorer {
       throw new ToolsConfigurationError(MESSAGES.noMethod(target.name, methodName));
     }
     const isTreeDurable = wrapper.isDependencyTreeDurable();
-    const enhanced = this.enhanced(target, method);
+    const enhanced = this.wrapsHandler(target, method);
     return async (call) => {
       const request = this.requestContext.request;
-      const contextId = this.contextIdOf(request, isTreeDurable);
+      const contextId = this.callContextId(request, call.call, isTreeDurable);
       const instance = await this.moduleRef.resolve(target, contextId, { strict: false });
       if (!enhanced) return (instance as any)[methodName](call);
       return this.enhancers.wrap(instance, methodName, contextId)(request, call);
@@ -174,9 +183,51 @@ export class ToolsExplorer {
     };
   }
 
-  /** Whether a tool method runs through Nest's enhancers: its own or its class's, or the global ones. */
-  private enhanced(target: Class, method: object): boolean {
-    return this.globalEnhancers || declaresEnhancers(target, method);
+  /**
+   * The Nest guards of a tool method and its class (and the global ones, with `globalEnhancers`)
+   * as one tool guard, or `undefined` when there are none. A request-scoped class's guards are
+   * resolved per call, in the call's DI context (the one its handler then runs in).
+   */
+  private bindNestGuards(tool: ClassTool, wrapper: InstanceWrapper): ToolGuard | undefined {
+    const { target, methodName } = tool;
+    const method = (target.prototype as Record<string, unknown>)[methodName];
+    if (typeof method !== 'function') return undefined;
+    if (!this.globalEnhancers && !declaresGuards(target, method)) return undefined;
+    const moduleKey = wrapper.host?.token ?? '';
+    if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) {
+      const check = this.enhancers.guards(wrapper.instance as object, methodName, moduleKey);
+      if (!check) return undefined;
+      return {
+        canActivate: ({ input, context, call }) =>
+          check(this.requestContext.request, { input, context, call }),
+      };
+    }
+    const isTreeDurable = wrapper.isDependencyTreeDurable();
+    return {
+      canActivate: async ({ input, context, call }) => {
+        const request = this.requestContext.request;
+        const contextId = this.callContextId(request, call, isTreeDurable);
+        const instance = await this.moduleRef.resolve(target, contextId, { strict: false });
+        const check = this.enhancers.guards(instance as object, methodName, moduleKey, contextId);
+        return check ? check(request, { input, context, call }) : true;
+      },
+    };
+  }
+
+  /** Whether a tool's handler runs through Nest's interceptors, pipes and filters. */
+  private wrapsHandler(target: Class, method: object): boolean {
+    return this.globalEnhancers || declaresHandlerEnhancers(target, method);
+  }
+
+  /**
+   * The DI context of a call (see {@link contextIdOf}); outside a request, the same one for the
+   * call's Nest guards and its handler.
+   */
+  private callContextId(request: unknown, call: ToolCallInfo, isTreeDurable: boolean): ContextId {
+    if (request !== undefined) return this.contextIdOf(request, isTreeDurable);
+    let contextId = this.callContexts.get(call);
+    if (!contextId) this.callContexts.set(call, (contextId = ContextIdFactory.create()));
+    return contextId;
   }
 
   /**

@@ -1,9 +1,11 @@
 /**
  * Nest enhancers on tool classes and methods (`@UseGuards`, `@UseInterceptors`, `@UsePipes`,
  * `@UseFilters`) run inside the canonical pipeline, on every surface: an unchanged role guard
- * reading the request and `Reflector` metadata, a guard with a request-scoped dependency,
- * interceptors, a pipe, a filter, class before method, no request outside one, and the failure
- * matrix kept (a throwing interceptor: hooks exactly once).
+ * reading the request and `Reflector` metadata (in the guards step, before any interceptor), a
+ * guard with a request-scoped dependency, interceptors, a pipe, filters on what the handler and
+ * interceptors throw, class before method, no request outside one, and the failure matrix kept
+ * (a refusing guard is a refusal, a throwing interceptor an internal error; hooks and the event
+ * exactly once; a timeout, a caller's abort and shutdown end the wait on a stalled interceptor).
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -16,6 +18,7 @@ import {
   Injectable,
   Scope,
   SetMetadata,
+  UnauthorizedException,
   UseFilters,
   UseGuards,
   UseInterceptors,
@@ -25,6 +28,7 @@ import {
   type CanActivate,
   type ExceptionFilter,
   type ExecutionContext,
+  type LoggerService,
   type NestInterceptor,
   type PipeTransform,
 } from '@nestjs/common';
@@ -36,14 +40,17 @@ import {
   ToolError,
   ToolExecutionContext,
   ToolFactory,
+  ToolEvents,
   ToolInvoker,
   ToolsModule,
   runToolsCli,
   type ToolCall,
+  type ToolCallEvent,
   type ToolHooks,
 } from '../../lib/index.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 import { callBody, eraHeaders, listBody, post, toolPayload } from '../fixtures/mcp-http.js';
+import { deferred } from '../fixtures/timing.js';
 
 const order: string[] = [];
 
@@ -62,6 +69,26 @@ class RolesGuard implements CanActivate {
     if (!roles) return true;
     const request = context.switchToHttp().getRequest<{ headers?: Record<string, string> }>();
     return roles.includes(request?.headers?.['x-role'] ?? '');
+  }
+}
+
+/** A guard that looks at the tool call it guards, as `ToolExecutionContext` gives it. */
+@Injectable()
+class InspectCall implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const tool = ToolExecutionContext.create(context);
+    order.push(
+      `guard ${tool?.name} ${JSON.stringify(tool?.input)} ${JSON.stringify(tool?.context)}`,
+    );
+    return true;
+  }
+}
+
+/** A guard that refuses by throwing, as `AuthGuard`s do. */
+@Injectable()
+class NeedsSignIn implements CanActivate {
+  canActivate(): boolean {
+    throw new UnauthorizedException('Sign in first.');
   }
 }
 
@@ -92,9 +119,12 @@ class ClassInterceptor implements NestInterceptor {
     order.push(`class interceptor ${context.getType()} ${tool?.name} ${tool?.transport}`);
     if (tool?.principal) order.push(`principal ${tool.principal.subject} ${tool.call.source}`);
     const started = performance.now();
-    return next
-      .handle()
-      .pipe(tap(() => timings.push({ tool: tool?.name, ms: performance.now() - started })));
+    return next.handle().pipe(
+      tap(() => {
+        order.push(`timed ${tool?.name}`);
+        timings.push({ tool: tool?.name, ms: performance.now() - started });
+      }),
+    );
   }
 }
 
@@ -129,11 +159,22 @@ class SeatTakenFilter implements ExceptionFilter {
   }
 }
 
+/** Settled when the stalling interceptor has been subscribed to: the call is under way. */
+let stalled = deferred();
+
 /** An interceptor that never lets the call finish. */
 @Injectable()
 class Stall implements NestInterceptor {
   intercept() {
-    return new Observable<never>(() => undefined);
+    return new Observable<never>(() => stalled.resolve());
+  }
+}
+
+/** An interceptor that throws a domain error, for the method's filter. */
+@Injectable()
+class SeatCheck implements NestInterceptor {
+  intercept(): never {
+    throw new SeatTaken('Seat B2 is taken.');
   }
 }
 
@@ -163,6 +204,17 @@ class DeskTools {
     return { ok: true };
   }
 
+  @Tool({
+    action: 'signed',
+    method: 'POST',
+    description: 'Signed-in callers only',
+    input: z.object({}),
+  })
+  @UseGuards(NeedsSignIn)
+  signed() {
+    return { never: true };
+  }
+
   @Tool({ action: 'tenant', method: 'GET', description: 'Acme only', input: z.object({}) })
   @UseGuards(TenantGuard)
   tenant() {
@@ -176,6 +228,7 @@ class DeskTools {
     input: z.object({ text: z.string() }),
     transports: ['MCP', 'AGENT', 'CLI'],
   })
+  @UseGuards(InspectCall)
   @UsePipes(UpperCaseInput)
   @UseInterceptors(WrapResult)
   shout({ input }: ToolCall<{ text: string }>) {
@@ -187,6 +240,24 @@ class DeskTools {
   @UseFilters(SeatTakenFilter)
   reserve(): never {
     throw new SeatTaken('Seat A1 is taken.');
+  }
+
+  @Tool({ action: 'book', method: 'POST', description: 'Book', input: z.object({}) })
+  @UseFilters(SeatTakenFilter)
+  @UseInterceptors(SeatCheck)
+  book() {
+    return { never: true };
+  }
+
+  @Tool({ action: 'lookup', method: 'GET', description: 'Lookup', input: z.object({}) })
+  lookup(): never {
+    throw new ToolError('NOT_FOUND', { message: 'No such desk.' });
+  }
+
+  @Tool({ action: 'hang', method: 'POST', description: 'Hangs', input: z.object({}) })
+  @UseInterceptors(Stall)
+  hang() {
+    return { never: true };
   }
 
   @Tool({
@@ -225,10 +296,20 @@ const hooks: ToolHooks = {
 };
 
 const metadata = {
-  imports: [ToolsModule.forRoot({ registry: [DeskTools], hooks: [hooks] })],
+  imports: [ToolsModule.forRoot({ registry: [DeskTools], hooks: [hooks], shutdownGraceMs: 50 })],
   controllers: [DeskController],
   providers: [DeskTools, RolesGuard, RequestTenant, TenantGuard],
 };
+
+/** Every line the application's logger received: level, then its arguments. */
+class RecordingLogger implements LoggerService {
+  readonly lines: { level: string; args: unknown[] }[] = [];
+  log = (...args: unknown[]) => void this.lines.push({ level: 'log', args });
+  error = (...args: unknown[]) => void this.lines.push({ level: 'error', args });
+  warn = (...args: unknown[]) => void this.lines.push({ level: 'warn', args });
+  debug = (...args: unknown[]) => void this.lines.push({ level: 'debug', args });
+  verbose = (...args: unknown[]) => void this.lines.push({ level: 'verbose', args });
+}
 
 describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
   const apps = new TestApps();
@@ -255,7 +336,11 @@ describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
     });
     expect(await call(url, 'desk_admin', {}, { 'x-role': 'clerk' })).toEqual({
       isError: true,
-      json: { error: 'FORBIDDEN', message: 'Forbidden resource', retryable: false },
+      json: {
+        error: 'FORBIDDEN',
+        message: 'The call to "desk_admin" was refused by a guard.',
+        retryable: false,
+      },
     });
     const allowed = await fetch(`${url}/desk/admin`, { headers: { 'x-role': 'admin' } });
     expect({ status: allowed.status, body: await allowed.json() }).toEqual({
@@ -289,17 +374,68 @@ describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
       isError: false,
       json: { wrapped: { text: 'HI' } },
     });
+    // The guard runs in the guards step, on the parsed input (before the pipe), then the
+    // interceptors wrap the handler; the timing interceptor measures once the handler returned.
     expect(order).toEqual([
+      'guard desk_shout {"text":"hi"} {}',
       'class interceptor toolwright desk_shout MCP',
       'method interceptor',
       'handler',
+      'timed desk_shout',
     ]);
-    // The timing interceptor measured the call once it produced its result.
-    expect(timings.at(-1)).toEqual({ tool: 'desk_shout', ms: expect.any(Number) });
+    const timing = timings.at(-1)!;
+    expect(timing.tool).toBe('desk_shout');
+    expect(Number.isFinite(timing.ms) && timing.ms >= 0).toBe(true);
+    // A filter takes what the handler throws, and what an interceptor throws.
     expect(await call(url, 'desk_reserve', {})).toEqual({
       isError: true,
       json: { error: 'CONFLICT', message: 'Seat A1 is taken.', retryable: false },
     });
+    expect(await call(url, 'desk_book', {})).toEqual({
+      isError: true,
+      json: { error: 'CONFLICT', message: 'Seat B2 is taken.', retryable: false },
+    });
+  });
+
+  it('keeps the failure matrix for Nest guards: false is a refusal, a thrown HttpException is mapped; hooks and the event once', async () => {
+    const { app, url } = await apps.listen(metadata, adapter);
+    const events: ToolCallEvent[] = [];
+    const subscription = app.get(ToolEvents).events$.subscribe((event) => events.push(event));
+    hookCalls.length = 0;
+    order.length = 0;
+    expect((await call(url, 'desk_admin', {}, { 'x-role': 'clerk' })).json.error).toBe('FORBIDDEN');
+    // Refused in the guards step: the interceptors never ran, and a refusal is no error.
+    expect(order).toEqual([]);
+    expect(hookCalls).toEqual(['after desk_admin']);
+    expect(await call(url, 'desk_signed', {})).toEqual({
+      isError: true,
+      json: { error: 'UNAUTHORIZED', message: 'Sign in first.', retryable: false },
+    });
+    expect(hookCalls).toEqual(['after desk_admin', 'error desk_signed', 'after desk_signed']);
+    await new Promise((resolve) => setImmediate(resolve));
+    subscription.unsubscribe();
+    expect(events.map(({ name, ok, errorCode }) => ({ name, ok, errorCode }))).toEqual([
+      { name: 'desk_admin', ok: false, errorCode: 'FORBIDDEN' },
+      { name: 'desk_signed', ok: false, errorCode: 'UNAUTHORIZED' },
+    ]);
+  });
+
+  it('leaves the logging to toolwright: a ToolError is not logged, an unexpected failure once', async () => {
+    const logger = new RecordingLogger();
+    const { url } = await apps.listen(metadata, adapter, { logger });
+    const booted = logger.lines.length;
+    const since = (level: string) =>
+      logger.lines.slice(booted).filter((line) => line.level === level);
+    expect((await call(url, 'desk_lookup', {})).json).toEqual({
+      error: 'NOT_FOUND',
+      message: 'No such desk.',
+      retryable: false,
+    });
+    expect([...since('error'), ...since('warn')]).toEqual([]);
+    expect((await call(url, 'desk_crash', {})).json.error).toBe('INTERNAL_SERVER_ERROR');
+    const errors = since('error');
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0].args[0])).toContain('Tool "desk_crash" failed unexpectedly');
   });
 
   it('keeps the failure matrix: a throwing interceptor is an internal error, hooks run exactly once', async () => {
@@ -313,12 +449,12 @@ describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
   });
 });
 
-describe('Nest enhancers outside a request', () => {
+describe.each(ADAPTERS)('Nest enhancers outside a request (%s)', (adapter) => {
   const apps = new TestApps();
   afterEach(() => apps.closeAll());
 
   it('run with no request (a job, the CLI): the role guard refuses, the rest works', async () => {
-    const app = await apps.init(metadata);
+    const app = await apps.init(metadata, adapter);
     const tools = app.get(ToolInvoker);
     order.length = 0;
     expect(
@@ -327,7 +463,10 @@ describe('Nest enhancers outside a request', () => {
       ok: true,
       data: { wrapped: { text: 'YO' } },
     });
-    expect(order[0]).toBe('class interceptor toolwright desk_shout CLI');
+    expect(order.slice(0, 2)).toEqual([
+      'guard desk_shout {"text":"yo"} {}',
+      'class interceptor toolwright desk_shout CLI',
+    ]);
     // The call's input and principal, as ToolExecutionContext gives them to an enhancer.
     order.length = 0;
     const principal = { clientId: 'job', subject: 'nightly', scopes: [] };
@@ -336,7 +475,8 @@ describe('Nest enhancers outside a request', () => {
       { text: 'p' },
       { transport: 'AGENT', source: 'job', context: { principal } },
     );
-    expect(order.slice(0, 2)).toEqual([
+    expect(order.slice(0, 3)).toEqual([
+      `guard desk_shout {"text":"p"} ${JSON.stringify({ principal })}`,
       'class interceptor toolwright desk_shout AGENT',
       'principal nightly job',
     ]);
@@ -369,17 +509,21 @@ describe('Nest enhancers from the command line', () => {
     const refused = await run('call', 'desk_admin');
     expect({ code: refused.code, output: JSON.parse(refused.stdout) }).toEqual({
       code: 1,
-      output: { error: 'FORBIDDEN', message: 'Forbidden resource', retryable: false },
+      output: {
+        error: 'FORBIDDEN',
+        message: 'The call to "desk_admin" was refused by a guard.',
+        retryable: false,
+      },
     });
   });
 });
 
-describe('what stays as it was', () => {
+describe.each(ADAPTERS)('what stays as it was (%s)', (adapter) => {
   const apps = new TestApps();
   afterEach(() => apps.closeAll());
 
   it('ends the wait on a stalled interceptor at the tool’s timeout', async () => {
-    const tools = (await apps.init(metadata)).get(ToolInvoker);
+    const tools = (await apps.init(metadata, adapter)).get(ToolInvoker);
     expect(await tools.invoke('desk_stall', {}, { transport: 'AGENT' })).toEqual({
       ok: false,
       error: {
@@ -390,6 +534,35 @@ describe('what stays as it was', () => {
     });
   });
 
+  it('ends the wait on a stalled interceptor when the caller aborts, and at shutdown', async () => {
+    const app = await apps.init(metadata, adapter);
+    const tools = app.get(ToolInvoker);
+    hookCalls.length = 0;
+    stalled = deferred();
+    const controller = new AbortController();
+    const aborted = tools.invoke(
+      'desk_hang',
+      {},
+      { transport: 'AGENT', signal: controller.signal },
+    );
+    await stalled.promise;
+    controller.abort();
+    expect(await aborted).toEqual({
+      ok: false,
+      error: {
+        code: 'REQUEST_ABORTED',
+        message: 'The call to "desk_hang" was cancelled.',
+        retryable: false,
+      },
+    });
+    expect(hookCalls).toEqual(['after desk_hang']);
+    stalled = deferred();
+    const running = tools.invoke('desk_hang', {}, { transport: 'AGENT' });
+    await stalled.promise;
+    await app.close();
+    expect(await running).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+
   it('runs global enhancers on tool calls only with globalEnhancers: true', async () => {
     const withGlobal = (globalEnhancers: boolean) => ({
       ...metadata,
@@ -397,12 +570,12 @@ describe('what stays as it was', () => {
       providers: [...metadata.providers, { provide: APP_GUARD, useClass: DenyAll }],
     });
     order.length = 0;
-    const plain = (await apps.init(withGlobal(false))).get(ToolInvoker);
+    const plain = (await apps.init(withGlobal(false), adapter)).get(ToolInvoker);
     expect(await plain.invoke('desk_shout', { text: 'a' }, { transport: 'AGENT' })).toMatchObject({
       ok: true,
     });
     expect(order).not.toContain('global guard');
-    const global = (await apps.init(withGlobal(true))).get(ToolInvoker);
+    const global = (await apps.init(withGlobal(true), adapter)).get(ToolInvoker);
     expect(await global.invoke('desk_shout', { text: 'a' }, { transport: 'AGENT' })).toMatchObject({
       ok: false,
       error: { code: 'FORBIDDEN' },
