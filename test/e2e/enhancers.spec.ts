@@ -28,7 +28,6 @@ import {
   type CanActivate,
   type ExceptionFilter,
   type ExecutionContext,
-  type LoggerService,
   type NestInterceptor,
   type PipeTransform,
 } from '@nestjs/common';
@@ -49,6 +48,7 @@ import {
   type ToolHooks,
 } from '../../lib/index.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
+import { RecordingLogger } from '../fixtures/logs.js';
 import { callBody, eraHeaders, listBody, post, toolPayload } from '../fixtures/mcp-http.js';
 import { deferred } from '../fixtures/timing.js';
 
@@ -300,16 +300,6 @@ const metadata = {
   controllers: [DeskController],
   providers: [DeskTools, RolesGuard, RequestTenant, TenantGuard],
 };
-
-/** Every line the application's logger received: level, then its arguments. */
-class RecordingLogger implements LoggerService {
-  readonly lines: { level: string; args: unknown[] }[] = [];
-  log = (...args: unknown[]) => void this.lines.push({ level: 'log', args });
-  error = (...args: unknown[]) => void this.lines.push({ level: 'error', args });
-  warn = (...args: unknown[]) => void this.lines.push({ level: 'warn', args });
-  debug = (...args: unknown[]) => void this.lines.push({ level: 'debug', args });
-  verbose = (...args: unknown[]) => void this.lines.push({ level: 'verbose', args });
-}
 
 describe.each(ADAPTERS)('Nest enhancers on tools (%s)', (adapter) => {
   const apps = new TestApps();

@@ -15,7 +15,6 @@ import {
   UseFilters,
   type ArgumentsHost,
   type ExceptionFilter,
-  type LoggerService,
 } from '@nestjs/common';
 import { z } from 'zod';
 import {
@@ -26,6 +25,7 @@ import {
   type ToolsModuleOptions,
 } from '../../lib/index.js';
 import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
+import { RecordingLogger } from '../fixtures/logs.js';
 
 const SECRET = 'card 4242-4242';
 
@@ -92,21 +92,6 @@ class OwnFilterController {
   @Get('invoices/:id')
   get(@Param('id') id: string) {
     return this.tools.invokeOrThrow('billing_get_invoice', { id }, { transport: 'AGENT' });
-  }
-}
-
-/** Every line the application's logger received: level, then its arguments. */
-class RecordingLogger implements LoggerService {
-  readonly lines: { level: string; args: unknown[] }[] = [];
-  log = (...args: unknown[]) => void this.lines.push({ level: 'log', args });
-  error = (...args: unknown[]) => void this.lines.push({ level: 'error', args });
-  warn = (...args: unknown[]) => void this.lines.push({ level: 'warn', args });
-  debug = (...args: unknown[]) => void this.lines.push({ level: 'debug', args });
-  verbose = (...args: unknown[]) => void this.lines.push({ level: 'verbose', args });
-
-  /** The lines whose text mentions `needle`. */
-  about(needle: string) {
-    return this.lines.filter(({ args }) => args.some((arg) => String(arg).includes(needle)));
   }
 }
 

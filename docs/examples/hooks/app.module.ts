@@ -16,8 +16,9 @@ import { TenantGuard, TenantPolicy } from './tenant.guard.js';
       guards: [TenantGuard],
       // One log line per finished call through Nest's Logger (context "ToolsModule").
       logCalls: true,
-      // AuditHooks.onToolError logs unexpected failures with their stack: not twice.
-      logUnexpectedErrors: false,
+      // logUnexpectedErrors keeps its default, 'error': each unexpected failure is logged once
+      // with its stack, a throw from a beforeToolCall hook too (onToolError never sees those).
+      // AuditHooks.onToolError logs only the refusals, which that log leaves out.
     }),
   ],
   providers: [PaymentTools, ApprovalGuard, AuditHooks, TenantPolicy, TenantGuard, ToolMetrics],

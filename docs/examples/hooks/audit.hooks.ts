@@ -33,18 +33,15 @@ export class AuditHooks implements ToolHooks {
   }
 
   /**
-   * Every value a guard or the handler threw, as thrown: the caller never sees it. A refusal the
-   * code meant gets one quiet line; anything else is a bug and gets its stack.
+   * Every value the context resolver, a guard or the handler threw, as thrown: the caller never
+   * sees it. A refusal the code meant gets one quiet line. Anything else is a bug, which
+   * toolwright already logs once with its stack (`logUnexpectedErrors`), wherever it was thrown
+   * — a `beforeToolCall` hook included, whose throws never reach this hook — so not here.
    */
   onToolError({ name, call, error }: ToolErrorHookOptions) {
     const refusal = refusalOf(error);
     if (refusal) {
       this.logger.warn(`${name} (call ${call.id}) refused: ${refusal.code} ${refusal.message}`);
-    } else {
-      this.logger.error(
-        `${name} (call ${call.id}) failed`,
-        error instanceof Error ? error.stack : String(error),
-      );
     }
   }
 }

@@ -58,7 +58,7 @@ export class OrderTools {
     return order; // was `{ content: [{ type: 'text', text: JSON.stringify(order) }] }`
   }
 
-  @UseToolGuards(ManagersOnly) // was `@UseGuards(ManagerGuard)`, an RPC guard
+  @UseToolGuards(ManagersOnly) // was `@UseGuards(ManagerGuard)`; `canList` hides it from clerks
   @Tool({
     name: 'refund-order',
     action: 'refund',
