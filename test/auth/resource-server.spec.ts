@@ -3,21 +3,36 @@
  * (oidc-provider, in-process): the protected resource metadata, the 401 challenge on every method
  * before the body is read, the refusal of every forged token, the 403 step-up challenge on both
  * eras, tool scopes in listings, the principal reaching resolvers, guards and handlers (never the
- * logs), key rotation and an unreachable key set. On Express and Fastify.
+ * logs), the application's own guard on the route after the sign-in, headers over Node's limit,
+ * key rotation, an unreachable key set and one that never answers. On Express and Fastify.
  */
 import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { request as httpRequest } from 'node:http';
-import type { Socket } from 'node:net';
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  Controller,
+  ForbiddenException,
+  Injectable,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+  type LoggerService,
+  type ModuleMetadata,
+} from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import {
   defineRuntimeTool,
+  McpEndpoint,
   ToolEvents,
   ToolsModule,
   type McpAuthOptions,
+  type McpOptions,
   type ToolCallEvent,
+  type ToolDefinition,
   type ToolPrincipal,
 } from '../../lib/index.js';
 import {
@@ -25,7 +40,9 @@ import {
   type AuthorizationServer,
 } from '../../sample/oauth/authorization-server.js';
 import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
-import { FORGED_TOKEN_KINDS, forgeToken } from '../fixtures/forged-tokens.js';
+import { RecordingLogger } from '../fixtures/logs.js';
+import { signInAsBrowser } from '../fixtures/browser-sign-in.js';
+import { FORGED_TOKEN_KINDS, forgeToken, signToken } from '../fixtures/forged-tokens.js';
 import {
   callBody,
   eraHeaders,
@@ -38,6 +55,10 @@ import {
 
 const SCOPES = ['notes:read', 'notes:write'];
 const CLIENT = { clientId: 'robot', clientSecret: 'robot-secret' };
+/** A client the authorization server knows and the application's own guard does not let in. */
+const OUTSIDER = { clientId: 'outsider', clientSecret: 'outsider-secret' };
+/** A user signing in through the browser flow: the `sub` of their tokens. */
+const USER = { id: 'kestrel-5501', password: 'kestrel signs in' };
 
 const principalOf = (context: unknown) => (context as { principal?: ToolPrincipal }).principal;
 
@@ -61,6 +82,16 @@ const ping = defineRuntimeTool({
   input: z.object({}),
   handler: () => ({ pong: true }),
 });
+/** Fails with a plain Error: the caller sees INTERNAL_SERVER_ERROR, and the failure is logged. */
+const balanceLedger = defineRuntimeTool({
+  description: 'Balance the ledger',
+  identity: { serviceName: 'ledger', action: 'balance', method: 'POST' },
+  input: z.object({}),
+  scopes: ['notes:read'],
+  handler: (): never => {
+    throw new Error('The ledger does not balance.');
+  },
+});
 
 /** What the application's own Nest guard saw: the verified `request.auth`, per request. */
 const guardSaw: unknown[] = [];
@@ -70,6 +101,44 @@ class RecordingGuard implements CanActivate {
     guardSaw.push((context.switchToHttp().getRequest() as { auth?: unknown }).auth);
     return true;
   }
+}
+
+/** What the MCP route's own guard saw: the verified `request.auth`, per request. */
+const routeGuardSaw: unknown[] = [];
+/** The application's own guard on its MCP controller: it lets in the clients it knows. */
+@Injectable()
+class KnownClients implements CanActivate {
+  canActivate(context: ExecutionContext) {
+    const auth = context.switchToHttp().getRequest<{ auth?: { clientId?: string } }>().auth;
+    routeGuardSaw.push(auth);
+    if (auth?.clientId !== CLIENT.clientId) {
+      throw new ForbiddenException('This client may not use the notes endpoint.');
+    }
+    return true;
+  }
+}
+
+/** The endpoint mounted as the application's controller (`mount: false`), behind its guard. */
+@Controller('mcp')
+@UseGuards(KnownClients)
+class GuardedMcpController extends McpEndpoint {}
+
+/** An HTTP server that takes every request and never answers it: an issuer that hangs. */
+async function hangingServer() {
+  const paths: string[] = [];
+  const server = createServer((request) => void paths.push(request.url ?? ''));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    /** The path of every request it took. */
+    paths,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /** The endpoint's resource identifier (the tokens' audience); the applications listen on any port. */
@@ -84,6 +153,18 @@ interface Served {
   resolverSaw: unknown[];
 }
 
+/** What an application adds to the endpoint of {@link serve}. */
+interface Setup {
+  /** Tools besides the notes tools and the ping. */
+  tools?: readonly ToolDefinition[];
+  /** The `mcp` options besides `auth`. */
+  mcp?: Omit<McpOptions, 'auth'>;
+  controllers?: ModuleMetadata['controllers'];
+  providers?: ModuleMetadata['providers'];
+  /** Nest's logger; none by default. */
+  logger?: LoggerService;
+}
+
 const apps = new TestApps();
 let as: AuthorizationServer;
 
@@ -91,30 +172,43 @@ beforeAll(async () => {
   as = await startAuthorizationServer({
     resources: [RESOURCE],
     scopes: SCOPES,
-    clients: [{ ...CLIENT, scopes: SCOPES }],
+    clients: [
+      { ...CLIENT, scopes: SCOPES },
+      { ...OUTSIDER, scopes: SCOPES },
+    ],
+    users: [USER],
   });
 });
 afterEach(() => apps.closeAll());
 afterAll(() => as?.close());
 
-async function serve(adapter: AdapterName, auth: Partial<McpAuthOptions> = {}): Promise<Served> {
+async function serve(
+  adapter: AdapterName,
+  auth: Partial<McpAuthOptions> = {},
+  setup: Setup = {},
+): Promise<Served> {
   const resource = RESOURCE;
   const resolverSaw: unknown[] = [];
   const app = await apps.create(
     {
       imports: [
         ToolsModule.forRoot({
-          registry: [readNotes, writeNote, ping],
+          registry: [readNotes, writeNote, ping, ...(setup.tools ?? [])],
           context: (request: { auth?: unknown }) => {
             resolverSaw.push(request.auth);
             return { tenant: 'acme' };
           },
-          mcp: { auth: { issuers: as.issuer, resource, scopesSupported: SCOPES, ...auth } },
+          mcp: {
+            ...setup.mcp,
+            auth: { issuers: as.issuer, resource, scopesSupported: SCOPES, ...auth },
+          },
         }),
       ],
-      providers: [{ provide: APP_GUARD, useClass: RecordingGuard }],
+      controllers: setup.controllers ?? [],
+      providers: [{ provide: APP_GUARD, useClass: RecordingGuard }, ...(setup.providers ?? [])],
     },
     adapter,
+    { ...(setup.logger && { logger: setup.logger }) },
   );
   const events: ToolCallEvent[] = [];
   app.get(ToolEvents).events$.subscribe((event) => events.push(event));
@@ -123,9 +217,62 @@ async function serve(adapter: AdapterName, auth: Partial<McpAuthOptions> = {}): 
   return { url: `${base}/mcp`, base, resource, events, resolverSaw };
 }
 
-const token = async (scope: string) =>
-  (await as.clientCredentialsToken(CLIENT, { resource: served.resource, scope })).access_token;
+const token = async (scope: string, client = CLIENT) =>
+  (await as.clientCredentialsToken(client, { resource: served.resource, scope })).access_token;
 let served: Served;
+
+/** A client's redirect URI: on loopback, never fetched. */
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/**
+ * {@link USER}'s access token for the resource with `scope`, as a browser-based client gets one:
+ * it registers itself (a public client), signs the user in with PKCE, and redeems the code.
+ */
+async function userToken(scope: string): Promise<string> {
+  const registration = await fetch(`${as.issuer}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'resource server spec',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const { client_id: clientId } = (await registration.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorization = new URL('/auth', as.issuer);
+  authorization.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope,
+    resource: RESOURCE,
+    state: randomBytes(8).toString('base64url'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const code = (await signInAsBrowser(authorization, USER)).searchParams.get('code');
+  if (code === null) throw new Error('The sign-in gave no code.');
+  const response = await fetch(`${as.issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      resource: RESOURCE,
+    }),
+  });
+  const body = (await response.json()) as { access_token?: unknown };
+  if (typeof body.access_token !== 'string') {
+    throw new Error(`The token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}
 
 const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
 const challenge = (error?: string) =>
@@ -304,9 +451,106 @@ describe.each(ADAPTERS)('the MCP endpoint as a protected resource (%s)', (adapte
   });
 });
 
-describe('signing keys (express)', () => {
+describe.each(ADAPTERS)('the sign-in within the application (%s)', (adapter) => {
+  it("runs before the application's own guard on the route, which sees request.auth and may still refuse", async () => {
+    served = await serve(
+      adapter,
+      {},
+      { mcp: { mount: false }, controllers: [GuardedMcpController], providers: [KnownClients] },
+    );
+    routeGuardSaw.length = 0;
+    const call = async (headers: Record<string, string>) =>
+      post(served.url, callBody('legacy', 'notes_read', {}), {
+        ...eraHeaders('legacy'),
+        ...headers,
+      });
+
+    const outsider = await call(bearer(await token('notes:read', OUTSIDER)));
+    expect({
+      status: outsider.status,
+      challenge: outsider.headers['www-authenticate'],
+      body: JSON.parse(outsider.text),
+    }).toEqual({
+      status: 403,
+      challenge: undefined,
+      body: {
+        statusCode: 403,
+        message: 'This client may not use the notes endpoint.',
+        error: 'Forbidden',
+      },
+    });
+    expect(served.events).toEqual([]);
+
+    const known = await call(bearer(await token('notes:read')));
+    expect(toolPayload(known)).toEqual({
+      isError: false,
+      json: { notes: ['a'], reader: CLIENT.clientId },
+    });
+    expect(routeGuardSaw).toEqual([
+      expect.objectContaining({ clientId: OUTSIDER.clientId, scopes: ['notes:read'] }),
+      expect.objectContaining({ clientId: CLIENT.clientId, scopes: ['notes:read'] }),
+    ]);
+
+    // Without a token the sign-in answers: the guard is not reached.
+    expect((await call({})).status).toBe(401);
+    expect(routeGuardSaw).toHaveLength(2);
+  });
+
+  it('never logs the token, the subject or the client id: not with an unexpected failure, nor with a refusal', async () => {
+    const logger = new RecordingLogger();
+    served = await serve(adapter, {}, { tools: [balanceLedger], logger });
+    const user = await userToken('notes:read');
+    const claims = decodeJwt(user);
+    const clientId = String(claims.client_id);
+    expect(claims).toMatchObject({ sub: USER.id, client_id: expect.any(String) });
+    expect(clientId).not.toBe(USER.id);
+    const call = (name: string, args: object, credential = user) =>
+      post(served.url, callBody('legacy', name, args), {
+        ...eraHeaders('legacy'),
+        ...bearer(credential),
+      });
+
+    expect(toolPayload(await call('ledger_balance', {}))).toEqual({
+      isError: true,
+      json: { error: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false },
+    });
+    expect((await call('notes_write', { text: 'x' })).status).toBe(403);
+    const [header, payload, signature] = user.split('.');
+    const tampered = [header, payload, [...signature].reverse().join('')].join('.');
+    expect((await call('notes_read', {}, tampered)).status).toBe(401);
+
+    // The unexpected failure was logged, through Nest, once.
+    expect(logger.texts.filter((line) => line.includes('failed unexpectedly'))).toEqual([
+      expect.stringContaining('The ledger does not balance.'),
+    ]);
+    const secrets = [user, payload, signature, tampered, USER.id, clientId];
+    expect(logger.texts.filter((line) => secrets.some((secret) => line.includes(secret)))).toEqual(
+      [],
+    );
+  });
+
+  it("leaves an Authorization header over Node's 16 KiB header limit to Node (431), and keeps serving", async () => {
+    served = await serve(adapter);
+    const body = callBody('legacy', 'health_ping', {});
+    // The header alone is over the limit of a request's headers (`http.maxHeaderSize`).
+    const oversized = `Bearer ${'a'.repeat(16 * 1024)}`;
+    const refused = await raw(served.url, {
+      method: 'POST',
+      headers: { ...eraHeaders('legacy'), authorization: oversized },
+      body,
+    });
+    expect(refused.status).toBe(431);
+    const next = await post(served.url, body, {
+      ...eraHeaders('legacy'),
+      ...bearer(await token('notes:read')),
+    });
+    expect(toolPayload(next)).toEqual({ isError: false, json: { pong: true } });
+  });
+});
+
+describe.each(ADAPTERS)('signing keys (%s)', (adapter) => {
   it('picks up a rotated key without a restart', async () => {
-    served = await serve('express', { jwt: { jwksCooldownMs: 0 }, tokenCache: false });
+    served = await serve(adapter, { jwt: { jwksCooldownMs: 0 }, tokenCache: false });
     const call = async () =>
       post(served.url, callBody('legacy', 'health_ping', {}), {
         ...eraHeaders('legacy'),
@@ -318,7 +562,7 @@ describe('signing keys (express)', () => {
   });
 
   it('looks an unknown key up again at most once per cooldown', async () => {
-    served = await serve('express');
+    served = await serve(adapter);
     const good = await token('notes:read');
     const headers = eraHeaders('legacy');
     expect(
@@ -346,7 +590,7 @@ describe('signing keys (express)', () => {
   });
 
   it('keeps using the keys it has while the key set cannot be fetched, and answers 401 without any key', async () => {
-    served = await serve('express', {
+    served = await serve(adapter, {
       jwt: { jwksMaxAgeMs: 0, jwksCooldownMs: 0 },
       tokenCache: false,
     });
@@ -359,13 +603,54 @@ describe('signing keys (express)', () => {
       expect((await post(served.url, body, { ...headers, ...bearer(good) })).status).toBe(200);
       await apps.closeAll();
       // A fresh endpoint has no key yet: refused, promptly.
-      served = await serve('express');
+      served = await serve(adapter);
       const refused = await post(served.url, body, { ...headers, ...bearer(good) });
       expect(refused.status).toBe(401);
     } finally {
       as.setJwksAvailable(true);
     }
   });
+
+  // `jwt.fetchTimeoutMs` (5 s by default) ends the wait; `raw` would give up after 5 s.
+  it.each(['key set', 'metadata'] as const)(
+    'answers 401 when the issuer’s %s never answers, once the fetch times out',
+    async (what) => {
+      const hanging = await hangingServer();
+      try {
+        let credential: string;
+        if (what === 'key set') {
+          served = await serve(adapter, {
+            jwt: { jwksUri: `${hanging.origin}/jwks`, fetchTimeoutMs: 200 },
+          });
+          credential = await token('notes:read');
+        } else {
+          // The issuer is the hanging server: its metadata, which names the keys, never comes.
+          served = await serve(adapter, { issuers: hanging.origin, jwt: { fetchTimeoutMs: 200 } });
+          credential = await signToken({
+            issuer: hanging.origin,
+            audience: RESOURCE,
+            signingKey: await as.signingKey(),
+            scope: 'notes:read',
+          });
+        }
+        const answer = await post(served.url, callBody('legacy', 'health_ping', {}), {
+          ...eraHeaders('legacy'),
+          ...bearer(credential),
+        });
+        expect({ status: answer.status, challenge: answer.headers['www-authenticate'] }).toEqual({
+          status: 401,
+          challenge: challenge('The access token is invalid.'),
+        });
+        expect(hanging.paths).toEqual(
+          what === 'key set'
+            ? ['/jwks']
+            : ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
+        );
+      } finally {
+        await hanging.close();
+      }
+    },
+  );
 });
 
 describe('bootstrap', () => {

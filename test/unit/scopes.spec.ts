@@ -1,7 +1,7 @@
 /**
  * Tool scopes: declared on runtime tools and tool classes, shown in the manifest, checked by the
  * runner against the caller's principal (`context.principal`) on every transport before the
- * application's guards, and used to filter listings.
+ * application's guards (the command line's included), and used to filter listings.
  */
 import 'reflect-metadata';
 import { describe, expect, it, jest } from '@jest/globals';
@@ -15,6 +15,7 @@ import {
 } from '../../lib/core/index.js';
 import { Tool, ToolFactory } from '../../lib/index.js';
 import { classTools } from '../../lib/core/tool-class.js';
+import { runCliCommand, type CliCommand } from '../../lib/cli/cli-commands.js';
 
 const handler = jest.fn(() => ({ done: true }));
 const voidInvoice = defineRuntimeTool({
@@ -30,6 +31,15 @@ const ping = defineRuntimeTool({
   input: z.object({}),
   transports: ['MCP', 'AGENT', 'CLI'],
   handler: () => ({ pong: true }),
+});
+
+const exportLedger = defineRuntimeTool({
+  description: 'Export the ledger',
+  identity: { serviceName: 'billing', action: 'export_ledger', method: 'GET' },
+  input: z.object({}),
+  transports: ['CLI'],
+  scopes: ['billing:export'],
+  handler: () => ({ exported: true }),
 });
 
 const principal = (...scopes: string[]): { principal: ToolPrincipal } => ({
@@ -116,6 +126,63 @@ describe('tool scopes', () => {
       expect(canActivate).toHaveBeenCalledTimes(1);
     },
   );
+
+  it('refuses a CLI call whose principal lacks a scope with FORBIDDEN, and runs it with the scope', async () => {
+    const canActivate = jest.fn<ToolGuard['canActivate']>(() => true);
+    const invoker = createToolInvoker([exportLedger], { guards: [{ canActivate }] });
+    const requiredScopes = ['billing:export'];
+    const refusal = {
+      code: 'FORBIDDEN',
+      message: 'The call to "billing_export_ledger" needs the scopes billing:export.',
+      retryable: false,
+      hint: 'Sign in again asking for these scopes.',
+      details: { requiredScopes },
+    };
+    const invoke = (context: Record<string, unknown>) =>
+      invoker.invoke('billing_export_ledger', {}, { transport: 'CLI', context });
+    expect(await invoke(principal('billing:read'))).toEqual({ ok: false, error: refusal });
+    // The command line: runToolsCli's `context` (the io context here) carries the principal.
+    // Every command is --json: stdout is one JSON document.
+    const run = async (command: CliCommand, context?: Record<string, unknown>) => {
+      const out = { stdout: '', stderr: '' };
+      const code = await runCliCommand(invoker, command, {
+        stdout: { write: (chunk: string | Uint8Array) => void (out.stdout += String(chunk)) },
+        stderr: { write: (text: string) => void (out.stderr += text) },
+        ...(context && { context }),
+      });
+      return { code, stdout: JSON.parse(out.stdout) as unknown, stderr: out.stderr };
+    };
+    const call = { command: 'call', name: 'billing_export_ledger', json: true, input: {} } as const;
+    const { code: error, ...envelope } = refusal;
+    for (const context of [undefined, principal('billing:read')]) {
+      expect(await run(call, context)).toEqual({
+        code: 1,
+        stdout: { error, ...envelope },
+        stderr: '',
+      });
+    }
+    expect(await run({ command: 'list', json: true }, principal('billing:read'))).toEqual({
+      code: 0,
+      stdout: [],
+      stderr: '',
+    });
+    expect(canActivate).not.toHaveBeenCalled();
+
+    expect(await invoke(principal('billing:export'))).toEqual({
+      ok: true,
+      data: { exported: true },
+    });
+    expect(await run(call, principal('billing:export'))).toEqual({
+      code: 0,
+      stdout: { exported: true },
+      stderr: '',
+    });
+    const listed = await run({ command: 'list', json: true }, principal('billing:export'));
+    expect((listed.stdout as { name: string }[]).map((tool) => tool.name)).toEqual([
+      'billing_export_ledger',
+    ]);
+    expect(canActivate).toHaveBeenCalledTimes(2);
+  });
 
   it("reaches the application's guards and hooks in the context", async () => {
     const seen: unknown[] = [];

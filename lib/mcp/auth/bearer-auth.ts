@@ -8,6 +8,7 @@ import {
   verifyBearerToken,
   type AuthInfo,
   type OAuthMetadata,
+  type OAuthProtectedResourceMetadata,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
 import { isScopeToken, type ToolPrincipal } from '../../core/principal.js';
@@ -223,6 +224,11 @@ export class McpBearerAuth {
     resource: URL,
   ): Promise<AuthInfo | Refusal> {
     const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
+    // The SDK's checks, without its `requireBearerAuth` gate: that takes a web `Request` and
+    // always answers with a promise (this runs on Node's request, before any body parser, and
+    // answers a remembered token at once), is built for one resource (not one per request), puts
+    // `error="invalid_token"` in the challenge to a request without a token (RFC 6750 §3.1: none)
+    // with only the required scopes, and answers `500` to anything else a verifier throws.
     try {
       const auth = await verifyBearerToken(header, {
         verifier: this.verifier(resource),
@@ -299,8 +305,8 @@ export class McpBearerAuth {
     if (!answer) return new Response(null, { status: 404 });
     if (request.method !== 'GET' || this.issuers.length === 1) return answer;
     // The SDK's document names one authorization server; this endpoint trusts several.
-    const document = {
-      ...((await answer.json()) as Record<string, unknown>),
+    const document: OAuthProtectedResourceMetadata = {
+      ...((await answer.json()) as OAuthProtectedResourceMetadata),
       authorization_servers: [...this.issuers],
     };
     return Response.json(document, { headers: answer.headers });

@@ -138,7 +138,14 @@ function authInfo(token: string, payload: JWTPayload, expected: URL): AuthInfo {
   };
 }
 
-/** Two resource identifiers compared as the SDK compares them: no fragment, one trailing slash. */
+/**
+ * Two resource identifiers compared as the SDK's `verifyBearerToken` then compares
+ * `AuthInfo.resource` with the expected resource: equal but for a fragment and one trailing slash.
+ * Not the SDK's `checkResourceAllowed`, a client's check of a server's metadata: it matches by
+ * path prefix on the same origin and ignores the query, so it would take a token issued for
+ * `https://api.example.com/mcp/admin` (or, arguments swapped, for `https://api.example.com/`) as
+ * one for `https://api.example.com/mcp`; and it throws on an audience that is not a URL.
+ */
 function sameResource(candidate: string, expected: URL): boolean {
   if (!URL.canParse(candidate)) return false;
   return comparable(new URL(candidate)) === comparable(expected);
