@@ -50,10 +50,14 @@ export function handlerOutcome(
   callerSignal: CallerSignal | undefined,
   lateThrows: LateThrows,
 ): unknown {
-  const pending = isObservable(produced) ? lastValue(produced, call.signal) : produced;
-  if (isThenable(pending)) return new HandlerWait(pending, spec, call, callerSignal, lateThrows);
+  if (isThenable(produced)) {
+    return new HandlerWait(produced, spec, call, callerSignal, lateThrows);
+  }
+  if (isObservable(produced)) {
+    return new HandlerWait(lastValue(produced, call.signal), spec, call, callerSignal, lateThrows);
+  }
   if (callerSignal?.aborted) throw new Refusal(cancelled(spec));
-  return pending;
+  return produced;
 }
 
 class HandlerWait extends Interruptible {

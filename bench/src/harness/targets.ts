@@ -140,6 +140,17 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     scenarios: SCENARIOS,
     optIn: true,
   })),
+  // The same floor with the request made current in an AsyncLocalStorage, as toolwright's
+  // request capture does: its `× floor` is what that alone costs on Node 20 (opt-in).
+  ...ADAPTERS.map((adapter): BenchTarget => ({
+    id: `floor-${adapter}-context`,
+    label: `floor + request context (${NAME[adapter]})`,
+    entry: 'servers/floor.js',
+    env: { ADAPTER: adapter, FLOOR_CONTEXT: '1' },
+    scenarios: SCENARIOS,
+    floor: `floor-${adapter}`,
+    optIn: true,
+  })),
   // Sign-in's cost: `tools/call echo` with a bearer JWT on every request (opt-in).
   ...ADAPTERS.map((adapter) => signedIn('toolwright', `toolwright (${NAME[adapter]})`, adapter)),
   // OpenTelemetry's cost: every cell with an SDK registered (opt-in).

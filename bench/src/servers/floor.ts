@@ -8,11 +8,17 @@
  * serialized once at startup. `initialize`, `notifications/initialized` and `server/discover`
  * are answered too, so the harness can start a session and the 2026 client can be captured.
  *
+ * With `FLOOR_CONTEXT=1` every request is also made current in an `AsyncLocalStorage` (an
+ * `onRequest` hook on Fastify, a first middleware on Express), as any request-context library
+ * (and toolwright's request capture) does: on Node 20 that turns on promise hooks for the whole
+ * process, a cost of its own the plain floor does not pay.
+ *
  * Environment: `PORT` (default 3404; 0 picks a free port), `ADAPTER` (`express`, the default, or
- * `fastify`), `TOOLS` (default 51), `HOST`. Nest comes from the repository's node_modules, as
- * for the toolwright server.
+ * `fastify`), `TOOLS` (default 51), `HOST`, `FLOOR_CONTEXT`. Nest comes from the repository's
+ * node_modules, as for the toolwright server.
  */
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Headers, Module, Post, Res } from '@nestjs/common';
 import { z } from 'zod';
@@ -190,6 +196,19 @@ class AppModule {}
 Module({ controllers: [FloorController] })(AppModule);
 
 const app = await createBenchApp(AppModule, adapter, BENCH_BODY_LIMIT);
+if (process.env.FLOOR_CONTEXT === '1') {
+  const current = new AsyncLocalStorage<{ request: unknown }>();
+  const instance = app.getHttpAdapter().getInstance();
+  if (adapter === 'fastify') {
+    instance.addHook('onRequest', (request: unknown, _reply: unknown, done: () => void) =>
+      current.run({ request }, done),
+    );
+  } else {
+    instance.use((request: unknown, _response: unknown, next: () => void) =>
+      current.run({ request }, next),
+    );
+  }
+}
 exitOnSignals(() => app.close());
 await app.listen(portFromEnv(3404), host);
 announceReady(`floor-${adapter}`, app.getHttpServer().address(), count, setupStart);
