@@ -1,5 +1,9 @@
+import { availableParallelism } from 'node:os';
+
 /** @type {import('jest').Config} */
 export default {
+  // Two workers at least: Jest's default (one fewer than the cores) leaves one of two cores idle.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],

@@ -496,7 +496,8 @@ describe('Nest enhancers from the command line', () => {
       code: 0,
       output: { wrapped: { text: 'CLI' } },
     });
-    const refused = await run('call', 'desk_admin');
+    // Arguments given, so that the command never waits on the test runner's stdin.
+    const refused = await run('call', 'desk_admin', '--args', '{}');
     expect({ code: refused.code, output: JSON.parse(refused.stdout) }).toEqual({
       code: 1,
       output: {
