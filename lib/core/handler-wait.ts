@@ -50,12 +50,13 @@ export function handlerOutcome(
   callerSignal: CallerSignal | undefined,
   lateThrows: LateThrows,
 ): unknown {
-  if (isThenable(produced)) {
-    return new HandlerWait(produced, spec, call, callerSignal, lateThrows);
-  }
-  if (isObservable(produced)) {
-    return new HandlerWait(lastValue(produced, call.signal), spec, call, callerSignal, lateThrows);
-  }
+  // A promise is checked for first: it is what an async handler returns.
+  const pending = isThenable(produced)
+    ? produced
+    : isObservable(produced)
+      ? lastValue(produced, call.signal)
+      : undefined;
+  if (pending) return new HandlerWait(pending, spec, call, callerSignal, lateThrows);
   if (callerSignal?.aborted) throw new Refusal(cancelled(spec));
   return produced;
 }

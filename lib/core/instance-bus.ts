@@ -1,3 +1,5 @@
+import { BoundedMap } from './bounded-map.js';
+
 /**
  * What must cross the instances of one application behind a load balancer: messages every
  * instance receives (a 2025-era cancellation or answer reaches the instance running the call it
@@ -36,9 +38,11 @@ export interface InstanceBus {
  */
 export class InMemoryInstanceBus implements InstanceBus {
   private readonly channels = new Map<string, Set<(message: string) => void>>();
-  private readonly values = new Map<string, { value: string; expiresAt: number }>();
+  private readonly values: BoundedMap<string, { value: string; expiresAt: number }>;
 
-  constructor(private readonly options: { maxKeys?: number } = {}) {}
+  constructor(options: { maxKeys?: number } = {}) {
+    this.values = new BoundedMap(options.maxKeys ?? 10_000);
+  }
 
   publish(channel: string, message: string): Promise<void> {
     for (const listener of [...(this.channels.get(channel) ?? [])]) {
@@ -67,11 +71,9 @@ export class InMemoryInstanceBus implements InstanceBus {
   }
 
   remember(key: string, value: string, ttlMs: number): Promise<void> {
+    // Deleted first, so that a value remembered again becomes the newest.
     this.values.delete(key);
     this.values.set(key, { value, expiresAt: Date.now() + ttlMs });
-    if (this.values.size > (this.options.maxKeys ?? 10_000)) {
-      this.values.delete(this.values.keys().next().value!);
-    }
     return Promise.resolve();
   }
 

@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { declaresTasksIn } from './modern-tasks.js';
 import { internalErrorResult } from './call-tool-result.js';
+import { BoundedMap } from '../core/bounded-map.js';
 import { isThenable } from '../core/maybe-async.js';
 import { DisconnectSignal, type HttpRequestLike } from './http-framing.js';
 import type { McpCallAnswer, McpCallChannel, McpToolSurface } from './tool-surface.js';
@@ -183,10 +184,7 @@ function eraOf(
   );
   if (key !== undefined && verdicts.has(key)) return verdicts.get(key);
   const era = classifiedEra(version, method, name, body);
-  if (key !== undefined) {
-    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-    verdicts.set(key, era);
-  }
+  if (key !== undefined) verdicts.set(key, era);
   return era;
 }
 
@@ -221,10 +219,9 @@ function classifiedEra(
  * the routing headers, the method, and `params._meta`. The rest of such a body (its
  * id, the name or URI, object arguments, nothing else) passes the classification's schemas
  * whatever it holds. Its schemas make the classification the dearest step of a 2026-era call,
- * while a client sends the same envelope with every request. Bounded: cleared when full.
+ * while a client sends the same envelope with every request. Bounded.
  */
-const verdicts = new Map<string, Era | undefined>();
-const MAX_VERDICTS = 512;
+const verdicts = new BoundedMap<string, Era | undefined>(512);
 
 /**
  * The key of a verdict, or `undefined` (not remembered) when `_meta` holds anything JSON text

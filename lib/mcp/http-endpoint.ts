@@ -32,6 +32,7 @@ import {
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
 import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
+import { BoundedMap } from '../core/bounded-map.js';
 
 /** How many Host and Origin verdicts an endpoint remembers before it starts over. */
 const MAX_HEADER_VERDICTS = 256;
@@ -80,8 +81,8 @@ export class McpHttpEndpoint {
   private readonly hosts: string[];
   private readonly origins: string[];
   /** The verdicts of the Host and Origin checks, by header value (see `allows`). */
-  private readonly hostVerdicts = new Map<string, boolean>();
-  private readonly originVerdicts = new Map<string, boolean>();
+  private readonly hostVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
+  private readonly originVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
@@ -430,25 +431,28 @@ export class McpHttpEndpoint {
     const { allowedHosts, allowedOrigins } = this.settings.options;
     const { host, origin } = request.headers;
     return (
-      (allowedHosts === false || this.allows(this.hostVerdicts, host)) &&
-      (allowedOrigins === false || origin === undefined || this.allows(this.originVerdicts, origin))
+      (allowedHosts === false || this.allowsHost(host)) &&
+      (allowedOrigins === false || origin === undefined || this.allowsOrigin(origin))
     );
   }
 
-  /**
-   * Whether the SDK's check of a Host (or Origin) header passes, remembered by value: the check
-   * parses the value as a URL, and the same few values come with every request.
-   */
-  private allows(verdicts: Map<string, boolean>, value: string | undefined): boolean {
-    const remembered = value === undefined ? undefined : verdicts.get(value);
-    if (remembered !== undefined) return remembered;
-    const verdict =
-      verdicts === this.hostVerdicts
-        ? validateHostHeader(value, this.hosts).ok
-        : validateOriginHeader(value, this.origins).ok;
-    if (value !== undefined) {
-      if (verdicts.size >= MAX_HEADER_VERDICTS) verdicts.clear();
-      verdicts.set(value, verdict);
+  // The SDK's checks of the Host and Origin headers, remembered by value: each parses the value
+  // as a URL, and the same few values come with every request.
+  private allowsHost(host: string | undefined): boolean {
+    if (host === undefined) return validateHostHeader(host, this.hosts).ok;
+    let verdict = this.hostVerdicts.get(host);
+    if (verdict === undefined) {
+      verdict = validateHostHeader(host, this.hosts).ok;
+      this.hostVerdicts.set(host, verdict);
+    }
+    return verdict;
+  }
+
+  private allowsOrigin(origin: string): boolean {
+    let verdict = this.originVerdicts.get(origin);
+    if (verdict === undefined) {
+      verdict = validateOriginHeader(origin, this.origins).ok;
+      this.originVerdicts.set(origin, verdict);
     }
     return verdict;
   }

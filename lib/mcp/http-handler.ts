@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProtocolErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
-import { isThenable } from '../core/maybe-async.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolContext } from '../core/types.js';
@@ -138,15 +137,12 @@ export function createMcpHttpHandler(
       return;
     }
     // Signed in before the body is read: a refused request's body is never parsed.
-    const signedIn = (verified: AuthInfo | Response): void => {
+    auth.authenticateThen(request, (verified) => {
       if (response.destroyed) return void request.resume();
       if (!(verified instanceof Response)) return serve(request, response);
       request.resume();
       void writeWebResponse(response, verified);
-    };
-    const verified = auth.authenticate(request);
-    if (isThenable(verified)) void verified.then(signedIn);
-    else signedIn(verified);
+    });
   };
   return Object.assign(listener, {
     close: (closeOptions?: { graceMs?: number }) => endpoint.close(closeOptions?.graceMs ?? 10_000),

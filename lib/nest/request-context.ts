@@ -11,7 +11,7 @@ interface RequestStore {
 const NEST_REQUEST = Symbol.for('toolwright.nestRequest');
 
 /** Links a Fastify request to its raw Node request, for {@link ToolRequestContext}. */
-export function linkFastifyRequest(request: { raw?: object }): void {
+function linkFastifyRequest(request: { raw?: object }): void {
   if (request.raw)
     Object.defineProperty(request.raw, NEST_REQUEST, { value: request, configurable: true });
 }
@@ -68,6 +68,21 @@ export function captureRequests(
     default:
       return false;
   }
+}
+
+/**
+ * With `mountMiddleware: false` the application applies {@link ToolRequestMiddleware} itself. On
+ * Fastify that middleware sees the raw Node request: this links each one to the Fastify request
+ * a controller (and the context resolver) gets. Nothing to do on another adapter.
+ */
+export function linkRequests(adapter: { getType(): string; getInstance(): any }): void {
+  if (adapter.getType() !== 'fastify') return;
+  adapter
+    .getInstance()
+    .addHook('onRequest', (request: { raw?: object }, _reply: unknown, done: () => void) => {
+      linkFastifyRequest(request);
+      done();
+    });
 }
 
 /**

@@ -22,7 +22,7 @@ import { McpRoute, mcpRoutePaths } from './mcp/mcp-route.js';
 import { McpService } from './mcp/mcp.service.js';
 import {
   captureRequests,
-  linkFastifyRequest,
+  linkRequests,
   ToolRequestContext,
   ToolRequestMiddleware,
 } from './request-context.js';
@@ -130,16 +130,7 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule {
       if (this.auth) installMcpAuth(adapter, route, this.auth);
     }
     if (!this.mountMiddleware) {
-      // The application applies the middleware: under Fastify it sees the raw request, which is
-      // linked to the Fastify request a controller (and the context resolver) gets.
-      if (adapter?.getType() === 'fastify') {
-        adapter
-          .getInstance()
-          .addHook('onRequest', (request: { raw?: object }, _reply: unknown, done: () => void) => {
-            linkFastifyRequest(request);
-            done();
-          });
-      }
+      if (adapter) linkRequests(adapter);
     } else if (!(adapter && captureRequests(adapter, this.requestContext))) {
       consumer.apply(ToolRequestMiddleware).forRoutes('*path');
     }

@@ -8,7 +8,6 @@
  */
 import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
@@ -41,7 +40,6 @@ import {
 } from '../../sample/oauth/authorization-server.js';
 import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
 import { RecordingLogger } from '../fixtures/logs.js';
-import { signInAsBrowser } from '../fixtures/browser-sign-in.js';
 import { FORGED_TOKEN_KINDS, forgeToken, signToken } from '../fixtures/forged-tokens.js';
 import {
   callBody,
@@ -52,6 +50,7 @@ import {
   raw,
   toolPayload,
 } from '../fixtures/mcp-http.js';
+import { userAccessToken } from './support.js';
 
 const SCOPES = ['notes:read', 'notes:write'];
 const CLIENT = { clientId: 'robot', clientSecret: 'robot-secret' };
@@ -220,59 +219,6 @@ async function serve(
 const token = async (scope: string, client = CLIENT) =>
   (await as.clientCredentialsToken(client, { resource: served.resource, scope })).access_token;
 let served: Served;
-
-/** A client's redirect URI: on loopback, never fetched. */
-const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-
-/**
- * {@link USER}'s access token for the resource with `scope`, as a browser-based client gets one:
- * it registers itself (a public client), signs the user in with PKCE, and redeems the code.
- */
-async function userToken(scope: string): Promise<string> {
-  const registration = await fetch(`${as.issuer}/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'resource server spec',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  const { client_id: clientId } = (await registration.json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const authorization = new URL('/auth', as.issuer);
-  authorization.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    scope,
-    resource: RESOURCE,
-    state: randomBytes(8).toString('base64url'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString();
-  const code = (await signInAsBrowser(authorization, USER)).searchParams.get('code');
-  if (code === null) throw new Error('The sign-in gave no code.');
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      resource: RESOURCE,
-    }),
-  });
-  const body = (await response.json()) as { access_token?: unknown };
-  if (typeof body.access_token !== 'string') {
-    throw new Error(`The token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
-  }
-  return body.access_token;
-}
 
 const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
 const challenge = (error?: string) =>
@@ -499,7 +445,10 @@ describe.each(ADAPTERS)('the sign-in within the application (%s)', (adapter) => 
   it('never logs the token, the subject or the client id: not with an unexpected failure, nor with a refusal', async () => {
     const logger = new RecordingLogger();
     served = await serve(adapter, {}, { tools: [balanceLedger], logger });
-    const user = await userToken('notes:read');
+    const user = await userAccessToken(as.issuer, USER, {
+      scope: 'notes:read',
+      resource: RESOURCE,
+    });
     const claims = decodeJwt(user);
     const clientId = String(claims.client_id);
     expect(claims).toMatchObject({ sub: USER.id, client_id: expect.any(String) });

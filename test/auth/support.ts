@@ -4,6 +4,7 @@
  * face over both client generations with their own OAuth support.
  */
 import 'reflect-metadata';
+import { createHash, randomBytes } from 'node:crypto';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -119,6 +120,61 @@ export function trail(log: readonly Exchange[], origins: { as: string; rs: strin
 
 /** A client's redirect URI: on loopback, never fetched. */
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/**
+ * `user`'s access token for `resource` with `scope`, as a browser-based client gets one: it
+ * registers itself (a public client), signs the user in with PKCE through the scripted browser,
+ * and redeems the code.
+ */
+export async function userAccessToken(
+  issuer: string,
+  user: { id: string; password: string },
+  { scope, resource }: { scope: string; resource: string },
+): Promise<string> {
+  const registration = await fetch(`${issuer}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'toolwright test client',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const { client_id: clientId } = (await registration.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorization = new URL('/auth', issuer);
+  authorization.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope,
+    resource,
+    state: randomBytes(8).toString('base64url'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const code = (await signInAsBrowser(authorization, user)).searchParams.get('code');
+  if (code === null) throw new Error('The sign-in gave no code.');
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      resource,
+    }),
+  });
+  const body = (await response.json()) as { access_token?: unknown };
+  if (typeof body.access_token !== 'string') {
+    throw new Error(`The token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body.access_token;
+}
 
 /**
  * An `OAuthClientProvider` of either SDK generation for a user-facing client: it registers

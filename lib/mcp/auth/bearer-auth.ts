@@ -11,6 +11,8 @@ import {
   type OAuthProtectedResourceMetadata,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
+import { BoundedMap } from '../../core/bounded-map.js';
+import { isThenable } from '../../core/maybe-async.js';
 import { isScopeToken, type ToolPrincipal } from '../../core/principal.js';
 import { requestUrl, webHeaders, type HttpRequestLike } from '../http-framing.js';
 import {
@@ -217,6 +219,19 @@ export class McpBearerAuth {
     return this.verify(request, header, key, resource);
   }
 
+  /**
+   * Calls `signedIn` with what {@link authenticate} answers: at once when the answer is at hand
+   * (a token verified before, a refusal), otherwise once the verification settles.
+   */
+  authenticateThen(
+    request: HttpRequestLike,
+    signedIn: (verified: AuthInfo | Refusal) => void,
+  ): void {
+    const verified = this.authenticate(request);
+    if (isThenable(verified)) void verified.then(signedIn);
+    else signedIn(verified);
+  }
+
   private async verify(
     request: HttpRequestLike,
     header: string,
@@ -343,12 +358,14 @@ const WELL_KNOWN = '/.well-known/oauth-protected-resource';
  * working that soon).
  */
 class VerifiedTokens {
-  private readonly entries = new Map<string, { auth: AuthInfo; until: number }>();
+  private readonly entries: BoundedMap<string, { auth: AuthInfo; until: number }>;
 
   constructor(
     private readonly maxEntries: number,
     private readonly maxAgeMs: number,
-  ) {}
+  ) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   get(key: string): AuthInfo | undefined {
     const entry = this.entries.get(key);
@@ -362,9 +379,6 @@ class VerifiedTokens {
     if (this.maxEntries <= 0 || auth.expiresAt === undefined) return;
     const until = Math.min(auth.expiresAt * 1000, Date.now() + this.maxAgeMs);
     if (until <= Date.now()) return;
-    if (this.entries.size >= this.maxEntries) {
-      this.entries.delete(this.entries.keys().next().value!);
-    }
     this.entries.set(key, { auth, until });
   }
 }

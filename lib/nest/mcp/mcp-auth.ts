@@ -1,6 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
-import { isThenable } from '../../core/maybe-async.js';
 import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
 import {
   abortedOnDisconnect,
@@ -42,16 +40,13 @@ export function installMcpAuth(
     ) {
       if (auth.servesMetadata(request.originalUrl)) return void metadata(request, response);
       if (!route.servesUrl(request.originalUrl)) return next();
-      const signedIn = (verified: AuthInfo | Response): void => {
+      auth.authenticateThen(request, (verified) => {
         // The client left while its token was being verified: nothing is left to answer.
         if (response.destroyed) return;
         if (!(verified instanceof Response)) return next();
         request.raw?.resume();
         void writeWebResponse(response, verified);
-      };
-      const verified = auth.authenticate(request);
-      if (isThenable(verified)) void verified.then(signedIn);
-      else signedIn(verified);
+      });
     });
     // Moved ahead of the JSON parsers (the application's and the MCP route's own).
     const stack: ExpressLayer[] | undefined = instance.router?.stack;
@@ -66,15 +61,12 @@ export function installMcpAuth(
         reply: { raw: ServerResponse; hijack(): void },
         done: (error?: unknown) => void,
       ): void => {
-        const signedIn = (verified: AuthInfo | Response): void => {
+        auth.authenticateThen(request, (verified) => {
           if (!(verified instanceof Response) || reply.raw.destroyed) return done();
           // Refused: the answer is written here; the hijacked request goes no further.
           reply.hijack();
           writeWebResponse(reply.raw, verified).then(() => done(), done);
-        };
-        const verified = auth.authenticate(request);
-        if (isThenable(verified)) void verified.then(signedIn);
-        else signedIn(verified);
+        });
       };
       const existing = options.onRequest === undefined ? [] : [options.onRequest].flat();
       options.onRequest = [gate, ...existing];
