@@ -35,11 +35,14 @@ export interface RedisSubscriber {
 /**
  * A Redis command that gives up after `ms`: `ioredis` queues commands while it reconnects, and
  * a caller waiting on Redis must not wait for ever. The timer goes when the command settles.
+ * An answer that came while the process was too busy to read it is no timeout: timers run
+ * before the event loop reads its sockets, so the expired timer rejects only after they are
+ * read (a `setImmediate`), and an answer read then has settled the command first.
  */
 export function within<T>(ms: number, what: string, command: () => Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`Redis did not answer ${what} within ${ms} ms.`)),
+      () => setImmediate(() => reject(new Error(`Redis did not answer ${what} within ${ms} ms.`))),
       ms,
     );
     let pending: Promise<T>;
