@@ -162,7 +162,7 @@ function hasOnlyKeys(value: object, allowed: ReadonlySet<string>): boolean {
  * would refuse or route elsewhere. A plain 2025-era request — no envelope key in `_meta`, no
  * 2026 header, a 2025 protocol version or none — is recognised without running the
  * classification, which is the dearest step of a small call; any other is classified once per
- * envelope and headers (see `verdicts`).
+ * envelope and headers (see `verdicts` and `lastVerdicts`).
  */
 function eraOf(
   request: HttpRequestLike,
@@ -178,13 +178,16 @@ function eraOf(
     (params._meta === undefined ||
       !Object.keys(params._meta).some((key) => key.startsWith(ENVELOPE_PREFIX)));
   if (claimless && (version === undefined || LEGACY_VERSIONS.has(version))) return 'legacy';
-  const key = verdictKey(
-    [version, method, name, (body as { method: string }).method],
-    params._meta,
-  );
-  if (key !== undefined && verdicts.has(key)) return verdicts.get(key);
-  const era = classifiedEra(version, method, name, body);
-  if (key !== undefined) verdicts.set(key, era);
+  const inputs = JSON.stringify([version, method, name, (body as { method: string }).method]);
+  const last = lastVerdicts.get(inputs);
+  if (last !== undefined && sameJson(params._meta, last.meta)) return last.era;
+  const meta = metaText(params._meta);
+  if (meta === undefined) return classifiedEra(version, method, name, body);
+  const key = `${inputs}${meta}`;
+  let era: Era | undefined;
+  if (verdicts.has(key)) era = verdicts.get(key);
+  else verdicts.set(key, (era = classifiedEra(version, method, name, body)));
+  lastVerdicts.set(inputs, { meta: meta === '' ? undefined : JSON.parse(meta), era });
   return era;
 }
 
@@ -224,16 +227,54 @@ function classifiedEra(
 const verdicts = new BoundedMap<string, Era | undefined>(512);
 
 /**
- * The key of a verdict, or `undefined` (not remembered) when `_meta` holds anything JSON text
- * could not (a date a reviver made, `undefined`, a class instance): two such values may write
- * the same JSON and still classify differently.
+ * The verdict given last for the same headers and method, with a JSON copy of the `_meta` it
+ * was given for: a client sends the same envelope with every request, and comparing it with the
+ * copy costs less than writing its key. Bounded.
  */
-function verdictKey(
-  headersAndMethod: ReadonlyArray<string | undefined>,
-  meta: unknown,
-): string | undefined {
-  if (meta !== undefined && !isJsonValue(meta, 0)) return undefined;
-  return `${JSON.stringify(headersAndMethod)}${meta === undefined ? '' : JSON.stringify(meta)}`;
+const lastVerdicts = new BoundedMap<
+  string,
+  { readonly meta: unknown; readonly era: Era | undefined }
+>(512);
+
+/**
+ * `_meta` as JSON text for the key of a verdict (`''` for none), or `undefined` (not
+ * remembered) when it holds anything JSON text could not (a date a reviver made, `undefined`, a
+ * class instance): two such values may write the same JSON and still classify differently.
+ */
+function metaText(meta: unknown): string | undefined {
+  if (meta === undefined) return '';
+  return isJsonValue(meta, 0) ? JSON.stringify(meta) : undefined;
+}
+
+/**
+ * Whether `value` holds what JSON text can and nothing else than `copy` does (a value parsed
+ * from JSON text): the same keys, in any order, with the same values.
+ */
+function sameJson(value: unknown, copy: unknown): boolean {
+  // A number of the copy is finite, so NaN is never the same.
+  if (typeof copy !== 'object' || copy === null) return value === copy;
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(copy)) {
+    if (!Array.isArray(value) || value.length !== copy.length) return false;
+    // Indexed: a hole reads undefined, which is never the copy's value.
+    for (let i = 0; i < copy.length; i++) if (!sameJson(value[i], copy[i])) return false;
+    return true;
+  }
+  if (Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(copy, key)) return false;
+    if (
+      !sameJson((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key])
+    ) {
+      return false;
+    }
+    keys++;
+  }
+  for (const _ in copy) keys--;
+  return keys === 0;
 }
 
 /** Whether `value` holds only what JSON text can, nested at most 16 deep. */
@@ -415,15 +456,17 @@ function send(
   result: Record<string, unknown>,
 ): void {
   const { era, id } = direct;
-  const message = {
-    result:
-      era === 'modern' ? modernResult(result, direct, surface.settings.options.serverInfo) : result,
-    jsonrpc: '2.0',
-    id,
-  };
+  const { serverInfo } = surface.settings.options;
   let text: string;
   try {
-    text = JSON.stringify(message);
+    text =
+      era === 'modern' && !hasAnyKey(result, MODERN_RESULT_KEYS)
+        ? `{"result":${withModernEnd(JSON.stringify(result), direct, serverInfo)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+        : JSON.stringify({
+            result: era === 'modern' ? modernResult(result, direct, serverInfo) : result,
+            jsonrpc: '2.0',
+            id,
+          });
   } catch (error) {
     // A result too deep for JSON.stringify (a tool echoing a deeply nested argument) is a
     // tool failure, as when its content text could not be written.
@@ -465,6 +508,31 @@ function write(direct: DirectRequest, target: ServerResponse, text: string): voi
   }
   target.end(frame);
 }
+
+/** The keys {@link modernResult} sets, and `toJSON`, which would write the result otherwise. */
+const MODERN_RESULT_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta', 'toJSON'] as const;
+
+function hasAnyKey(value: object, keys: readonly string[]): boolean {
+  for (const key of keys) if (key in value) return true;
+  return false;
+}
+
+/**
+ * The JSON text of {@link modernResult} from the JSON text of a result that has none of its
+ * keys: the same bytes, with the end the era adds written once per server identity.
+ */
+function withModernEnd(resultJson: string, direct: DirectRequest, serverInfo: object): string {
+  const cacheable = isListMethod(direct.method) || direct.method === 'resources/read';
+  const ends = cacheable ? cacheableEnds : resultEnds;
+  let end = ends.get(serverInfo);
+  if (end === undefined) {
+    end = JSON.stringify(modernResult({}, direct, serverInfo)).slice(1);
+    ends.set(serverInfo, end);
+  }
+  return resultJson === '{}' ? `{${end}` : `${resultJson.slice(0, -1)},${end}`;
+}
+const resultEnds = new WeakMap<object, string>();
+const cacheableEnds = new WeakMap<object, string>();
 
 /** A 2026-era result: what the SDK adds to every result, and to a cacheable list. */
 function modernResult(

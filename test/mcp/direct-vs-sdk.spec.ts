@@ -446,5 +446,36 @@ describe.each(ADAPTERS)(
       },
       120_000,
     );
+
+    it('gives a remembered verdict only to the same envelope', async () => {
+      const call = (meta: unknown): Case => ({
+        era: 'modern',
+        method: 'tools/call',
+        id: 1,
+        params: { name: 'plain', arguments: {}, _meta: meta },
+        headers: eraHeaders('modern', 'tools/call', 'plain'),
+        wellFormed: false,
+      });
+      const info = MODERN_META[CLIENT_INFO_META_KEY] as Record<string, unknown>;
+      const variants: unknown[] = [
+        { ...MODERN_META, [CLIENT_INFO_META_KEY]: { ...info, name: 5 } },
+        { ...MODERN_META, [CLIENT_INFO_META_KEY]: { ...info, version: ['1'] } },
+        { ...MODERN_META, [CLIENT_INFO_META_KEY]: [info] },
+        { ...MODERN_META, [CLIENT_CAPABILITIES_META_KEY]: null },
+        { ...MODERN_META, [CLIENT_CAPABILITIES_META_KEY]: { elicitation: 'yes' } },
+        { ...MODERN_META, [PROTOCOL_VERSION_META_KEY]: '2025-11-25' },
+        Object.fromEntries(Object.entries(MODERN_META).slice(1)),
+        // The same envelope, its keys in another order.
+        Object.fromEntries(Object.entries(MODERN_META).reverse()),
+      ];
+      for (const meta of variants) {
+        // The well-formed envelope first, so that its verdict is the one remembered.
+        for (const request of [call({ ...MODERN_META }), call(meta)]) {
+          expect(await answer(directUrl, request)).toEqual(await answer(sdkUrl, request));
+        }
+      }
+      const reordered = await answer(directUrl, call(variants.at(-1)));
+      expect(reordered.messages[0].result.isError).toBeUndefined();
+    });
   },
 );

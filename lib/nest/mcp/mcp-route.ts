@@ -103,6 +103,8 @@ export function mcpRoutePaths(
 /** The MCP route as the router serves it: its paths, compared as the router compares them. */
 export class McpRoute {
   private readonly keys: Set<string>;
+  /** The paths as given: a URL that is one of them needs no comparing. */
+  private readonly exact: Set<string>;
   private readonly caseSensitive: boolean;
   private readonly ignoreTrailingSlash: boolean;
 
@@ -114,10 +116,12 @@ export class McpRoute {
     this.caseSensitive = matching.caseSensitive ?? false;
     this.ignoreTrailingSlash = matching.ignoreTrailingSlash ?? true;
     this.keys = new Set(paths.map((route) => this.key(route)));
+    this.exact = new Set(paths);
   }
 
   /** Whether the router serves a request URL (path and query) with the MCP route. */
   servesUrl(url: string | undefined): boolean {
+    if (url !== undefined && this.exact.has(url)) return true;
     const path = (url ?? '').split('?')[0];
     return this.keys.has(this.key(path));
   }
