@@ -178,16 +178,26 @@ function eraOf(
     (params._meta === undefined ||
       !Object.keys(params._meta).some((key) => key.startsWith(ENVELOPE_PREFIX)));
   if (claimless && (version === undefined || LEGACY_VERSIONS.has(version))) return 'legacy';
-  const inputs = JSON.stringify([version, method, name, (body as { method: string }).method]);
-  const last = lastVerdicts.get(inputs);
-  if (last !== undefined && sameJson(params._meta, last.meta)) return last.era;
+  const bodyMethod = (body as { method: string }).method;
+  const last = lastVerdicts.get(name ?? bodyMethod);
+  if (
+    last !== undefined &&
+    last.version === version &&
+    last.method === method &&
+    last.name === name &&
+    last.bodyMethod === bodyMethod &&
+    sameJson(params._meta, last.meta)
+  ) {
+    return last.era;
+  }
   const meta = metaText(params._meta);
   if (meta === undefined) return classifiedEra(version, method, name, body);
-  const key = `${inputs}${meta}`;
+  const key = `${JSON.stringify([version, method, name, bodyMethod])}${meta}`;
   let era: Era | undefined;
   if (verdicts.has(key)) era = verdicts.get(key);
   else verdicts.set(key, (era = classifiedEra(version, method, name, body)));
-  lastVerdicts.set(inputs, { meta: meta === '' ? undefined : JSON.parse(meta), era });
+  const copy = meta === '' ? undefined : JSON.parse(meta);
+  lastVerdicts.set(name ?? bodyMethod, { version, method, name, bodyMethod, meta: copy, era });
   return era;
 }
 
@@ -227,13 +237,20 @@ function classifiedEra(
 const verdicts = new BoundedMap<string, Era | undefined>(512);
 
 /**
- * The verdict given last for the same headers and method, with a JSON copy of the `_meta` it
- * was given for: a client sends the same envelope with every request, and comparing it with the
- * copy costs less than writing its key. Bounded.
+ * The verdict given last, by the tool, resource or method it was given for, with what else it
+ * was given for (`meta` a JSON copy of `_meta`): a client sends the same envelope with every
+ * request, and comparing it with the copy costs less than writing the key of `verdicts`. Bounded.
  */
 const lastVerdicts = new BoundedMap<
   string,
-  { readonly meta: unknown; readonly era: Era | undefined }
+  {
+    readonly version: string | undefined;
+    readonly method: string | undefined;
+    readonly name: string | undefined;
+    readonly bodyMethod: string;
+    readonly meta: unknown;
+    readonly era: Era | undefined;
+  }
 >(512);
 
 /**

@@ -75,6 +75,7 @@ type BodyOptions = Pick<ResolvedMcpOptions, 'maxBodyBytes' | 'rawBody'>;
 /** Whether a request says its body is `application/json` (the type Nest's JSON parser takes). */
 function isJsonRequest(request: { headers: Record<string, string | string[] | undefined> }) {
   const type = request.headers['content-type'];
+  if (type === 'application/json') return true;
   return typeof type === 'string' && type.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
@@ -82,18 +83,28 @@ function isJsonRequest(request: { headers: Record<string, string | string[] | un
  * The MCP route reads bodies up to `maxBodyBytes`, whatever limit the application's JSON parser
  * has; every other route keeps the application's own.
  *
- * Express: a JSON parser with limit `maxBodyBytes` that only parses requests to the MCP route,
- * placed right before the application's first JSON parser (Nest's, registered by `app.init()`
- * just before the modules' `configure()`, or the one given to `app.useBodyParser()`). The
- * application's middleware registered before that parser still runs first; on the MCP route the
- * body is read once, and the parser after it skips a request whose body was read. Without any
- * JSON parser (`bodyParser: false`) the endpoint reads the body itself, within the same limit.
- * It keeps `request.rawBody` only with `mcp.rawBody`.
+ * Express: a JSON parser with limit `maxBodyBytes` parses the JSON requests to the MCP route in
+ * place of the application's first JSON parser (Nest's, registered by `app.init()` just before
+ * the modules' `configure()`, or the one given to `app.useBodyParser()`), which parses every
+ * other request: both are one middleware, where the application's stood, so the application's
+ * middleware registered before it still runs first, and a request passes no more middleware
+ * than without the MCP route. Without any JSON parser (`bodyParser: false`) the endpoint reads
+ * the body itself, within the same limit. It keeps `request.rawBody` only with `mcp.rawBody`.
  *
  * Fastify: the MCP route gets `bodyLimit: maxBodyBytes` as a route option (from an `onRoute`
  * hook, before Nest registers its routes), which Fastify applies instead of the adapter's
  * `bodyLimit` and of the limit of any content-type parser.
  */
+type ExpressMiddleware = (
+  request: {
+    originalUrl?: string;
+    url?: string;
+    headers: Record<string, string | string[] | undefined>;
+  },
+  response: unknown,
+  next: (error?: unknown) => void,
+) => unknown;
+
 function installBodyLimit(
   adapter: BodyHandlingAdapter,
   route: McpRoute,
@@ -101,7 +112,8 @@ function installBodyLimit(
 ) {
   const instance = adapter.getInstance();
   if (adapter.getType() === 'express') {
-    const stack: Array<{ handle?: { name?: string } }> | undefined = instance.router?.stack;
+    // The router's layers, each with the middleware it calls.
+    const stack: Array<{ handle?: ExpressMiddleware }> | undefined = instance.router?.stack;
     const fix = `app.useBodyParser('json', { limit: ${maxBodyBytes} })`;
     if (!Array.isArray(stack) || typeof adapter.useBodyParser !== 'function') {
       logger.warn(
@@ -111,15 +123,17 @@ function installBodyLimit(
       );
       return;
     }
-    const parserAt = stack.findIndex((layer) => layer?.handle?.name === 'jsonParser');
-    if (parserAt < 0) return;
-    adapter.useBodyParser('json', rawBody, {
-      limit: maxBodyBytes,
-      type: (request: { originalUrl?: string; url?: string; headers: any }) =>
-        route.servesUrl(request.originalUrl ?? request.url) && isJsonRequest(request),
-    });
-    const mcpParser = stack.pop();
-    if (mcpParser) stack.splice(parserAt, 0, mcpParser);
+    const appParser = stack.find((layer) => layer?.handle?.name === 'jsonParser');
+    if (!appParser) return;
+    // Every request this parser is given is a JSON request to the MCP route.
+    adapter.useBodyParser('json', rawBody, { limit: maxBodyBytes, type: () => true });
+    const mcp = stack.pop()!.handle!;
+    const app = appParser.handle!;
+    appParser.handle = function jsonParser(request, response, next) {
+      return route.servesUrl(request.originalUrl ?? request.url) && isJsonRequest(request)
+        ? mcp(request, response, next)
+        : app(request, response, next);
+    };
   } else if (adapter.getType() === 'fastify') {
     instance.addHook('onRoute', (options: { url?: string; bodyLimit?: number }) => {
       if (route.isRoute(options.url)) options.bodyLimit = maxBodyBytes;
