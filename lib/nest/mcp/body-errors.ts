@@ -79,6 +79,17 @@ function isJsonRequest(request: { headers: Record<string, string | string[] | un
   return typeof type === 'string' && type.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
+/** An Express middleware, as the router's layers hold them. */
+type ExpressMiddleware = (
+  request: {
+    originalUrl?: string;
+    url?: string;
+    headers: Record<string, string | string[] | undefined>;
+  },
+  response: unknown,
+  next: (error?: unknown) => void,
+) => unknown;
+
 /**
  * The MCP route reads bodies up to `maxBodyBytes`, whatever limit the application's JSON parser
  * has; every other route keeps the application's own.
@@ -95,16 +106,6 @@ function isJsonRequest(request: { headers: Record<string, string | string[] | un
  * hook, before Nest registers its routes), which Fastify applies instead of the adapter's
  * `bodyLimit` and of the limit of any content-type parser.
  */
-type ExpressMiddleware = (
-  request: {
-    originalUrl?: string;
-    url?: string;
-    headers: Record<string, string | string[] | undefined>;
-  },
-  response: unknown,
-  next: (error?: unknown) => void,
-) => unknown;
-
 function installBodyLimit(
   adapter: BodyHandlingAdapter,
   route: McpRoute,
