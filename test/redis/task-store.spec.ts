@@ -33,11 +33,11 @@ describe('RedisTaskStore in a busy process', () => {
     const created = busy.create(task);
     // The process is busy for longer than the time allowed, while Redis answers at once: the
     // answer waits in the socket, and the expired timer is due before the socket is read.
-    const until = performance.now() + 100;
+    const until = performance.now() + 250;
     while (performance.now() < until);
     await expect(created).resolves.toBeUndefined();
     const read = busy.get(task.taskId);
-    const later = performance.now() + 100;
+    const later = performance.now() + 250;
     while (performance.now() < later);
     await expect(read).resolves.toEqual(task);
   });
