@@ -5,7 +5,6 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -31,13 +30,18 @@ import {
   type ForgeContext,
   type ForgedTokenKind,
 } from '../fixtures/forged-tokens.js';
+import {
+  authorizationRequest,
+  postForm,
+  REDIRECT_URI,
+  registerPublicClient,
+  userAccessToken,
+} from './support.js';
 
 const SCOPES = ['tickets:read', 'tickets:write'];
 const READER = { clientId: 'reader-bot', clientSecret: 'reader-secret', scopes: ['tickets:read'] };
 const WRITER = { clientId: 'writer-bot', clientSecret: 'writer-secret' };
 const ALICE = { id: 'alice', password: 'correct horse battery staple' };
-/** A client's redirect URI: on loopback, never fetched. */
-const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 /**
  * A stand-in for the resource server: the RFC 9728 metadata naming the authorization server (the
@@ -88,57 +92,6 @@ function verify(as: AuthorizationServer, token: string, audience: string) {
     audience,
     algorithms: ['RS256'],
   });
-}
-
-async function postForm(url: string, form: Record<string, string>, headers = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(form),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-async function registerPublicClient(as: AuthorizationServer): Promise<string> {
-  const response = await fetch(`${as.issuer}/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Spec client',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  expect(response.status).toBe(201);
-  const client = (await response.json()) as { client_id: string; client_secret?: string };
-  expect(client.client_secret).toBeUndefined();
-  return client.client_id;
-}
-
-/** An authorization request with PKCE S256, its verifier and state. */
-function authorizationRequest(
-  as: AuthorizationServer,
-  clientId: string,
-  params: Record<string, string | undefined>,
-) {
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(8).toString('base64url');
-  const url = new URL('/auth', as.issuer);
-  const all: Record<string, string | undefined> = {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    state,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    ...params,
-  };
-  for (const [name, value] of Object.entries(all)) {
-    if (value !== undefined) url.searchParams.set(name, value);
-  }
-  return { url, verifier, state };
 }
 
 describe('the test authorization server', () => {
@@ -258,8 +211,8 @@ describe('the test authorization server', () => {
 
   describe('authorization code + PKCE', () => {
     it('signs a user in for a registered public client and issues a JWT for the resource', async () => {
-      const clientId = await registerPublicClient(as);
-      const { url, verifier, state } = authorizationRequest(as, clientId, {
+      const clientId = await registerPublicClient(as.issuer);
+      const { url, verifier, state } = authorizationRequest(as.issuer, clientId, {
         scope: 'tickets:read tickets:write',
         resource,
       });
@@ -306,26 +259,16 @@ describe('the test authorization server', () => {
     });
 
     it('grants only the scopes asked for', async () => {
-      const clientId = await registerPublicClient(as);
-      const { url, verifier } = authorizationRequest(as, clientId, {
-        scope: 'tickets:read',
-        resource,
-      });
-      const code = (await signInAsBrowser(url, ALICE)).searchParams.get('code')!;
-      const { body } = await postForm(`${as.issuer}/token`, {
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: verifier,
-        redirect_uri: REDIRECT_URI,
-        client_id: clientId,
-        resource,
-      });
-      expect(decodeJwt(body.access_token)).toMatchObject({ aud: resource, scope: 'tickets:read' });
+      const token = await userAccessToken(as.issuer, ALICE, { scope: 'tickets:read', resource });
+      expect(decodeJwt(token)).toMatchObject({ aud: resource, scope: 'tickets:read' });
     });
 
     it('hands out no code for a wrong password', async () => {
-      const clientId = await registerPublicClient(as);
-      const { url } = authorizationRequest(as, clientId, { scope: 'tickets:read', resource });
+      const clientId = await registerPublicClient(as.issuer);
+      const { url } = authorizationRequest(as.issuer, clientId, {
+        scope: 'tickets:read',
+        resource,
+      });
       await expect(signInAsBrowser(url, { id: ALICE.id, password: 'wrong' })).rejects.toThrow(
         /sign-in refused for "alice": Wrong user or password/,
       );
@@ -335,8 +278,8 @@ describe('the test authorization server', () => {
     });
 
     it('refuses a request without a PKCE challenge, and one for an unknown resource', async () => {
-      const clientId = await registerPublicClient(as);
-      const withoutPkce = authorizationRequest(as, clientId, {
+      const clientId = await registerPublicClient(as.issuer);
+      const withoutPkce = authorizationRequest(as.issuer, clientId, {
         scope: 'tickets:read',
         resource,
         code_challenge: undefined,
@@ -346,7 +289,7 @@ describe('the test authorization server', () => {
       expect(noPkce.searchParams.get('error')).toBe('invalid_request');
       expect(noPkce.searchParams.has('code')).toBe(false);
 
-      const unknown = authorizationRequest(as, clientId, {
+      const unknown = authorizationRequest(as.issuer, clientId, {
         scope: 'tickets:read',
         resource: new URL('/elsewhere', resource).href,
       });
@@ -483,7 +426,7 @@ describe('the test authorization server, under test controls', () => {
     (await as.clientCredentialsToken(WRITER, { resource, scope: 'tickets:read' })).access_token;
 
   it('rotateKeys signs with a new kid, serves the new and the previous key, keeps everything else', async () => {
-    const clientId = await registerPublicClient(as);
+    const clientId = await registerPublicClient(as.issuer);
     const before = await token();
     const firstKid = kidOf(before);
     expect(await servedKids()).toStrictEqual([firstKid]);
@@ -505,7 +448,7 @@ describe('the test authorization server, under test controls', () => {
     await expect(verify(as, after, resource)).resolves.toBeDefined();
 
     // A client registered before the rotation still signs users in.
-    const { url } = authorizationRequest(as, clientId, { scope: 'tickets:read', resource });
+    const { url } = authorizationRequest(as.issuer, clientId, { scope: 'tickets:read', resource });
     expect((await signInAsBrowser(url, ALICE)).searchParams.has('code')).toBe(true);
 
     // One more rotation retires the first key.

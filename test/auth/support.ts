@@ -121,6 +121,68 @@ export function trail(log: readonly Exchange[], origins: { as: string; rs: strin
 /** A client's redirect URI: on loopback, never fetched. */
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
+/** A form POST (a token request, say): its status and JSON body. */
+export async function postForm(url: string, form: Record<string, string>, headers = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/**
+ * Registers a public client (no secret, PKCE) with `issuer`, redirecting to
+ * {@link REDIRECT_URI}, allowed codes and refresh tokens; resolves to its client id. Throws when
+ * the registration is refused, or when a secret is handed to a public client.
+ */
+export async function registerPublicClient(issuer: string): Promise<string> {
+  const response = await fetch(`${issuer}/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'toolwright test client',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const client = (await response.json()) as { client_id: string; client_secret?: string };
+  if (response.status !== 201) {
+    throw new Error(`The registration answered ${response.status}: ${JSON.stringify(client)}`);
+  }
+  if (client.client_secret !== undefined) throw new Error('A public client was given a secret.');
+  return client.client_id;
+}
+
+/**
+ * An authorization request of `clientId` to `issuer` with PKCE S256, its verifier and state;
+ * `params` adds to or replaces its parameters (`undefined` leaves one out).
+ */
+export function authorizationRequest(
+  issuer: string,
+  clientId: string,
+  params: Record<string, string | undefined>,
+) {
+  const verifier = randomBytes(32).toString('base64url');
+  const state = randomBytes(8).toString('base64url');
+  const url = new URL('/auth', issuer);
+  const all: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    state,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...params,
+  };
+  for (const [name, value] of Object.entries(all)) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return { url, verifier, state };
+}
+
 /**
  * `user`'s access token for `resource` with `scope`, as a browser-based client gets one: it
  * registers itself (a public client), signs the user in with PKCE through the scripted browser,
@@ -131,47 +193,20 @@ export async function userAccessToken(
   user: { id: string; password: string },
   { scope, resource }: { scope: string; resource: string },
 ): Promise<string> {
-  const registration = await fetch(`${issuer}/reg`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'toolwright test client',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  const { client_id: clientId } = (await registration.json()) as { client_id: string };
-  const verifier = randomBytes(32).toString('base64url');
-  const authorization = new URL('/auth', issuer);
-  authorization.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    scope,
-    resource,
-    state: randomBytes(8).toString('base64url'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString();
-  const code = (await signInAsBrowser(authorization, user)).searchParams.get('code');
+  const clientId = await registerPublicClient(issuer);
+  const { url, verifier } = authorizationRequest(issuer, clientId, { scope, resource });
+  const code = (await signInAsBrowser(url, user)).searchParams.get('code');
   if (code === null) throw new Error('The sign-in gave no code.');
-  const response = await fetch(`${issuer}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      resource,
-    }),
+  const { status, body } = await postForm(`${issuer}/token`, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    resource,
   });
-  const body = (await response.json()) as { access_token?: unknown };
   if (typeof body.access_token !== 'string') {
-    throw new Error(`The token endpoint answered ${response.status}: ${JSON.stringify(body)}`);
+    throw new Error(`The token endpoint answered ${status}: ${JSON.stringify(body)}`);
   }
   return body.access_token;
 }
