@@ -431,30 +431,14 @@ export class McpHttpEndpoint {
     const { allowedHosts, allowedOrigins } = this.settings.options;
     const { host, origin } = request.headers;
     return (
-      (allowedHosts === false || this.allowsHost(host)) &&
-      (allowedOrigins === false || origin === undefined || this.allowsOrigin(origin))
+      (allowedHosts === false ||
+        (host === undefined
+          ? validateHostHeader(host, this.hosts).ok
+          : remembered(this.hostVerdicts, host, validateHostHeader, this.hosts))) &&
+      (allowedOrigins === false ||
+        origin === undefined ||
+        remembered(this.originVerdicts, origin, validateOriginHeader, this.origins))
     );
-  }
-
-  // The SDK's checks of the Host and Origin headers, remembered by value: each parses the value
-  // as a URL, and the same few values come with every request.
-  private allowsHost(host: string | undefined): boolean {
-    if (host === undefined) return validateHostHeader(host, this.hosts).ok;
-    let verdict = this.hostVerdicts.get(host);
-    if (verdict === undefined) {
-      verdict = validateHostHeader(host, this.hosts).ok;
-      this.hostVerdicts.set(host, verdict);
-    }
-    return verdict;
-  }
-
-  private allowsOrigin(origin: string): boolean {
-    let verdict = this.originVerdicts.get(origin);
-    if (verdict === undefined) {
-      verdict = validateOriginHeader(origin, this.origins).ok;
-      this.originVerdicts.set(origin, verdict);
-    }
-    return verdict;
   }
 
   private rejection(request: Request): Response | undefined {
@@ -464,4 +448,22 @@ export class McpHttpEndpoint {
       (allowedOrigins === false ? undefined : originValidationResponse(request, this.origins))
     );
   }
+}
+
+/**
+ * The SDK's check of a Host or Origin header, remembered by value: it parses the value as a
+ * URL, and the same few values come with every request.
+ */
+function remembered(
+  verdicts: Map<string, boolean>,
+  value: string,
+  check: (value: string, allowed: string[]) => { ok: boolean },
+  allowed: string[],
+): boolean {
+  let verdict = verdicts.get(value);
+  if (verdict === undefined) {
+    verdict = check(value, allowed).ok;
+    verdicts.set(value, verdict);
+  }
+  return verdict;
 }
