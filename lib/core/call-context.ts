@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ToolAsk } from './asking.js';
+import { AsyncSlot } from './async-slot.js';
 import type { CallTelemetry } from './telemetry.js';
 import type { ToolCallInfo } from './types.js';
 
@@ -14,16 +14,16 @@ export interface CallFrame {
   readonly ask?: ToolAsk;
 }
 
-const storage = new AsyncLocalStorage<CallFrame>();
+const frames = new AsyncSlot<CallFrame>();
 
 /** The innermost running call's frame, if any. */
 export function currentFrame(): CallFrame | undefined {
-  return storage.getStore();
+  return frames.get();
 }
 
 /** Runs `fn(arg)` as the given call: everything it awaits sees this frame, parallel calls their own. */
 export function runInFrame<A, T>(frame: CallFrame, fn: (arg: A) => T, arg: A): T {
-  return storage.run(frame, fn, arg);
+  return frames.run(frame, fn, arg);
 }
 
 /**
@@ -35,5 +35,5 @@ export function runInFrame<A, T>(frame: CallFrame, fn: (arg: A) => T, arg: A): T
  * if (call) logger.log(`inside ${call.name} (${call.source}), depth ${call.depth}`);
  */
 export function currentToolCall(): ToolCallInfo | undefined {
-  return storage.getStore()?.call;
+  return frames.get()?.call;
 }

@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { AsyncSlot } from '../core/async-slot.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolContext } from '../core/types.js';
@@ -54,6 +54,9 @@ interface RequestStore {
   context?: ToolContext | Promise<ToolContext>;
 }
 
+/** The request each handler is serving in the current async flow, with its resolved context. */
+const requests = new AsyncSlot<RequestStore>();
+
 /**
  * Serves an invoker's tools over MCP from any Node HTTP server, without Nest: both protocol eras
  * statelessly on `POST`, `405` for other methods, Host/Origin checks, bounded bodies and
@@ -77,11 +80,10 @@ export function createMcpHttpHandler(
   const logger = options.logger ?? {
     error: (message: string, error?: unknown) => console.error(message, error),
   };
-  const storage = new AsyncLocalStorage<RequestStore>();
   const scope: RequestScope = {
-    run: (request, answer) => storage.run({ request: request as RequestStore['request'] }, answer),
+    run: (request, answer) => requests.run({ request: request as RequestStore['request'] }, answer),
     get current() {
-      return storage.getStore()?.request;
+      return requests.get()?.request;
     },
   };
   const resolveContext = options.context;
@@ -95,7 +97,7 @@ export function createMcpHttpHandler(
     context:
       resolveContext &&
       (() => {
-        const store = storage.getStore();
+        const store = requests.get();
         return store && (store.context ??= resolveContext(store.request.raw));
       }),
   });

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { AsyncSlot } from '../core/async-slot.js';
 
 interface RequestStore {
   readonly request: unknown;
@@ -18,7 +18,7 @@ function linkFastifyRequest(request: { raw?: object }): void {
 
 // One store for the process: every app and every copy of this module share it, so a request
 // captured by one middleware is seen by any invoker in the same async flow.
-const storage = new AsyncLocalStorage<RequestStore>();
+const requests = new AsyncSlot<RequestStore>();
 
 /**
  * The HTTP request being handled in the current async flow, captured by toolwright's middleware
@@ -32,13 +32,13 @@ const storage = new AsyncLocalStorage<RequestStore>();
 export class ToolRequestContext {
   /** The current request, or `undefined` outside one. */
   get request(): unknown {
-    const request = storage.getStore()?.request as Record<symbol, unknown> | undefined;
+    const request = requests.get()?.request as Record<symbol, unknown> | undefined;
     return request?.[NEST_REQUEST] ?? request;
   }
 
   /** Runs `fn` with `request` as the current request. */
   run<T>(request: unknown, fn: () => T): T {
-    return storage.run({ request }, fn);
+    return requests.run({ request }, fn);
   }
 }
 

@@ -163,6 +163,12 @@ export interface CellTarget {
   readonly scenarios?: readonly Scenario[];
   /** A check after each of this server's cells, outside the measured window; throws to fail. */
   readonly afterCell?: (scenario: Scenario, era: Era, run: CellRun) => Promise<void>;
+  /**
+   * Servers of one group are measured one right after the other in every cell (their order
+   * reversed every other round), so that a ratio between them compares figures taken seconds
+   * apart, in the same period of the machine. A server without one is a group of its own.
+   */
+  readonly group?: string;
 }
 
 /** The servers in a round's order: each round starts one further along. */
@@ -171,17 +177,30 @@ export function rotation<T>(targets: readonly T[], round: number): T[] {
   return [...targets.slice(shift), ...targets.slice(0, shift)];
 }
 
+/** The servers in a round's order: groups kept together and rotated, each reversed every other round. */
+export function groupedRotation(targets: readonly CellTarget[], round: number): CellTarget[] {
+  const groups = new Map<string | CellTarget, CellTarget[]>();
+  for (const target of targets) {
+    const key = target.group ?? target;
+    groups.set(key, [...(groups.get(key) ?? []), target]);
+  }
+  return rotation([...groups.values()], round).flatMap((group) =>
+    round % 2 === 0 ? [...group].reverse() : group,
+  );
+}
+
 /**
  * One round of cells on servers that are all running: each scenario and era is measured on every
  * server in turn before the next, so that a slower period of the machine falls on all of them
- * alike rather than on whichever server ran then. The servers' order rotates with the round.
+ * alike rather than on whichever server ran then. The servers' order rotates with the round, and
+ * the servers of a group are measured one after the other.
  */
 export async function runRound(
   targets: readonly CellTarget[],
   round: number,
   record: (target: CellTarget, scenario: Scenario, era: Era, run: CellRun) => void,
 ): Promise<void> {
-  const order = rotation(targets, round);
+  const order = groupedRotation(targets, round);
   for (const scenario of ALL_SCENARIOS) {
     for (const era of ERAS) {
       for (const target of order) {

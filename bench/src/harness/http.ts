@@ -252,6 +252,9 @@ async function startTarget(
       requests,
       settings: SETTINGS,
       scenarios: scenariosOf(target),
+      // The toolwright servers of an adapter, with sign-in or telemetry or neither, and its
+      // floors: each ratio between them compares cells measured one right after the other.
+      group: target.env?.ADAPTER,
       ...(telemetry && {
         afterCell: (scenario: Scenario, era: Era, run: CellRun) =>
           telemetry(scenario, era, run.load.requests),
@@ -418,9 +421,20 @@ function floorOf(
 }
 
 /**
+ * The most CPU per answer each toolwright server may spend over its adapter's floor (issue 21),
+ * per scenario, on both eras.
+ */
+const FLOOR_GOALS: Readonly<Record<string, Readonly<Record<ToolScenario, number>>>> = {
+  'toolwright-express': { call: 1.1, list: 1.0 },
+  'toolwright-fastify': { call: 2.0, list: 1.3 },
+};
+
+/**
  * Each toolwright server's CPU per answer over the floor of its adapter (Nest and the adapter
  * doing the same JSON-RPC work without an MCP SDK), per scenario and era, measured in the same
- * rounds, beside its ratio to `@rekog/mcp-nest` when that ran. No goal: informational.
+ * rounds, beside its ratio to `@rekog/mcp-nest` when that ran; then the verdicts against
+ * {@link FLOOR_GOALS}. A goal holds when both the ratio of the medians and the median of the
+ * rounds' own ratios are within it. Informational: the exit code ignores them.
  */
 function floorRatios(targets: readonly BenchTarget[]): void {
   const pairs = targets.flatMap((target) =>
@@ -446,6 +460,27 @@ function floorRatios(targets: readonly BenchTarget[]): void {
       console.log(
         `  toolwright/floor CPU per answer, ${pair}: ` +
           (comparison ? `${comparison.text}${overRekog}` : 'not measured'),
+      );
+    }
+  }
+  const goals = pairs.filter(([target]) => FLOOR_GOALS[target.id]);
+  if (goals.length === 0) return;
+  console.log(
+    `\n=== Verdicts against issue 21 (informational): a goal holds when the ratio of the ` +
+      `medians and the median of the rounds' own ratios are both within it`,
+  );
+  for (const [target, floor, scenario] of goals) {
+    const goal = FLOOR_GOALS[target.id][scenario];
+    for (const era of ERAS) {
+      const comparison = cpuComparison(target, floor, scenario, era);
+      const worst = comparison && Math.max(comparison.ratio, comparison.pairedRatio);
+      console.log(
+        `  ${worst === undefined ? 'n/a  ' : worst <= goal ? 'PASS ' : 'ABOVE'}  ${target.label} ` +
+          `${SCENARIO_LABEL[scenario]} ${era}: ` +
+          (comparison
+            ? `${ratio(comparison.ratio)} the floor's CPU per answer (rounds' median ${ratio(comparison.pairedRatio)})`
+            : 'not measured') +
+          `, goal ≤ ${ratio(goal)}`,
       );
     }
   }
@@ -536,14 +571,14 @@ function variantPairs(
 /**
  * A variant's CPU per answer over its plain server's in one cell, both measured in the same
  * rounds: the ratio of the medians, the difference, and each round's own ratio (whose cells ran
- * back to back); `undefined` when either was not measured.
+ * back to back) with their median; `undefined` when either was not measured.
  */
 function cpuComparison(
   variant: BenchTarget,
   plain: BenchTarget,
   scenario: Scenario,
   era: Era,
-): { ratio: number; text: string } | undefined {
+): { ratio: number; pairedRatio: number; text: string } | undefined {
   const mine = summarise(variant.id, scenario, era);
   const base = summarise(plain.id, scenario, era);
   if (!mine || !base) return undefined;
@@ -552,13 +587,16 @@ function cpuComparison(
     const other = runs
       .get(cellKey(plain.id, scenario, era))
       ?.find((candidate) => candidate.round === run.round);
-    return other ? [ratio(run.load.cpuUsPerRequest / other.load.cpuUsPerRequest)] : [];
+    return other ? [run.load.cpuUsPerRequest / other.load.cpuUsPerRequest] : [];
   });
+  const paired = median(rounds);
   return {
     ratio: r,
+    pairedRatio: paired,
     text:
       `${ratio(r)} (${fixed(mine.cpuUs, 0)} vs ${fixed(base.cpuUs, 0)} µs, ` +
-      `${mine.cpuUs >= base.cpuUs ? '+' : '−'}${fixed(Math.abs(mine.cpuUs - base.cpuUs), 0)} µs per answer; per round ${rounds.join(' ')}); ` +
+      `${mine.cpuUs >= base.cpuUs ? '+' : '−'}${fixed(Math.abs(mine.cpuUs - base.cpuUs), 0)} µs per answer; ` +
+      `per round ${rounds.map(ratio).join(' ')}, median ${ratio(paired)}); ` +
       `req/s ${ratio(mine.rps / base.rps)}`,
   };
 }
