@@ -49,7 +49,10 @@
  *
  * The floor targets (floor-express, floor-fastify, only when named; `servers/floor.ts`) are the
  * same Nest app and adapter answering `tools/call echo` and `tools/list` with the same bytes and
- * no MCP SDK; the report gives each toolwright server's CPU per answer over its adapter's floor.
+ * no MCP SDK; the report gives each toolwright server's CPU per answer over its adapter's floor,
+ * with each round's own ratio, and the verdicts against issue 21's goals for them. The servers of
+ * one adapter (toolwright with its variants, and the floors) are measured one right after the
+ * other in every cell, so that a round's ratio between them compares figures seconds apart.
  * Every run ends by writing its results as JSON (`bench/results/http.json`) and the chart drawn
  * from it (`docs/images/bench-http.svg`).
  */
