@@ -15,4 +15,13 @@ export class BoundedMap<K, V> extends Map<K, V> {
     }
     return super.set(key, value);
   }
+
+  /** The value remembered for `key` (`undefined` included), else `compute(key)`, remembered. */
+  remember(key: K, compute: (key: K) => V): V {
+    const known = this.get(key);
+    if (known !== undefined || this.has(key)) return known as V;
+    const value = compute(key);
+    this.set(key, value);
+    return value;
+  }
 }

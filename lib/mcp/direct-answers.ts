@@ -193,9 +193,7 @@ function eraOf(
   const meta = metaText(params._meta);
   if (meta === undefined) return classifiedEra(version, method, name, body);
   const key = `${JSON.stringify([version, method, name, bodyMethod])}${meta}`;
-  let era: Era | undefined;
-  if (verdicts.has(key)) era = verdicts.get(key);
-  else verdicts.set(key, (era = classifiedEra(version, method, name, body)));
+  const era = verdicts.remember(key, () => classifiedEra(version, method, name, body));
   const copy = meta === '' ? undefined : JSON.parse(meta);
   lastVerdicts.set(name ?? bodyMethod, { version, method, name, bodyMethod, meta: copy, era });
   return era;

@@ -80,9 +80,15 @@ export class McpHttpEndpoint {
   private listening?: Promise<Array<() => Promise<void>>>;
   private readonly hosts: string[];
   private readonly origins: string[];
-  /** The verdicts of the Host and Origin checks, by header value (see `allows`). */
+  /**
+   * The verdicts of the SDK's Host and Origin checks, by header value: each parses the value as
+   * a URL, and the same few values come with every request.
+   */
   private readonly hostVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
   private readonly originVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
+  private readonly allowsHost = (host: string | undefined) =>
+    validateHostHeader(host, this.hosts).ok;
+  private readonly allowsOrigin = (origin: string) => validateOriginHeader(origin, this.origins).ok;
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
@@ -433,11 +439,11 @@ export class McpHttpEndpoint {
     return (
       (allowedHosts === false ||
         (host === undefined
-          ? validateHostHeader(host, this.hosts).ok
-          : remembered(this.hostVerdicts, host, validateHostHeader, this.hosts))) &&
+          ? this.allowsHost(host)
+          : this.hostVerdicts.remember(host, this.allowsHost))) &&
       (allowedOrigins === false ||
         origin === undefined ||
-        remembered(this.originVerdicts, origin, validateOriginHeader, this.origins))
+        this.originVerdicts.remember(origin, this.allowsOrigin))
     );
   }
 
@@ -448,22 +454,4 @@ export class McpHttpEndpoint {
       (allowedOrigins === false ? undefined : originValidationResponse(request, this.origins))
     );
   }
-}
-
-/**
- * The SDK's check of a Host or Origin header, remembered by value: it parses the value as a
- * URL, and the same few values come with every request.
- */
-function remembered(
-  verdicts: Map<string, boolean>,
-  value: string,
-  check: (value: string, allowed: string[]) => { ok: boolean },
-  allowed: string[],
-): boolean {
-  let verdict = verdicts.get(value);
-  if (verdict === undefined) {
-    verdict = check(value, allowed).ok;
-    verdicts.set(value, verdict);
-  }
-  return verdict;
 }

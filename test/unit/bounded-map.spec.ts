@@ -16,4 +16,20 @@ describe('BoundedMap', () => {
       ['c', 3],
     ]);
   });
+
+  it('remembers what it computed, undefined included, and computes only for a key it does not hold', () => {
+    const map = new BoundedMap<string, number | undefined>(2);
+    const computed: string[] = [];
+    const compute = (key: string) => {
+      computed.push(key);
+      return key === 'none' ? undefined : key.length;
+    };
+    expect(map.remember('abc', compute)).toBe(3);
+    expect(map.remember('abc', compute)).toBe(3);
+    expect(map.remember('none', compute)).toBeUndefined();
+    expect(map.remember('none', compute)).toBeUndefined();
+    expect(computed).toEqual(['abc', 'none']);
+    map.remember('de', compute);
+    expect([...map.keys()]).toEqual(['none', 'de']);
+  });
 });
