@@ -81,10 +81,10 @@ export class McpHttpEndpoint {
   private readonly hosts: string[];
   private readonly origins: string[];
   /**
-   * The verdicts of the SDK's Host and Origin checks, by header value: each parses the value as
-   * a URL, and the same few values come with every request.
+   * The verdicts of the SDK's Host and Origin checks, by header value (a missing Host too): each
+   * parses the value as a URL, and the same few values come with every request.
    */
-  private readonly hostVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
+  private readonly hostVerdicts = new BoundedMap<string | undefined, boolean>(MAX_HEADER_VERDICTS);
   private readonly originVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
   private readonly allowsHost = (host: string | undefined) =>
     validateHostHeader(host, this.hosts).ok;
@@ -437,10 +437,7 @@ export class McpHttpEndpoint {
     const { allowedHosts, allowedOrigins } = this.settings.options;
     const { host, origin } = request.headers;
     return (
-      (allowedHosts === false ||
-        (host === undefined
-          ? this.allowsHost(host)
-          : this.hostVerdicts.remember(host, this.allowsHost))) &&
+      (allowedHosts === false || this.hostVerdicts.remember(host, this.allowsHost)) &&
       (allowedOrigins === false ||
         origin === undefined ||
         this.originVerdicts.remember(origin, this.allowsOrigin))

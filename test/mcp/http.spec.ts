@@ -12,6 +12,7 @@ import {
   raw as rawRequest,
   type Answer as RawAnswer,
   type RawOptions,
+  rawExchange,
 } from '../fixtures/mcp-http.js';
 import { mcpTools, newSeen } from './support.js';
 
@@ -239,6 +240,22 @@ describe.each(ADAPTERS)('MCP over raw HTTP (%s)', (adapter) => {
         body: rpc('tools/list'),
       });
       expect(withPort.status).toBe(403);
+    });
+
+    it('refuses a request with no Host header (HTTP/1.0) with 403, each time', async () => {
+      const body = rpc('tools/list');
+      const head = Object.entries({ ...headers, 'content-length': Buffer.byteLength(body) })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      for (let i = 0; i < 2; i++) {
+        const reply = await rawExchange(port, `POST /mcp HTTP/1.0\r\n${head}\r\n${body}`);
+        expect(reply.split('\r\n')[0]).toMatch(/^HTTP\/1\.[01] 403 Forbidden$/);
+        expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Missing Host header' },
+          id: null,
+        });
+      }
     });
 
     it('accepts the loopback names by default', async () => {
