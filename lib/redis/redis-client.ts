@@ -20,16 +20,22 @@ export interface RedisClient {
    * A new connection with the same options but those given, for subscriptions (which take a
    * connection over).
    */
-  duplicate(override?: { maxRetriesPerRequest?: number | null }): RedisSubscriber;
+  duplicate(override?: {
+    maxRetriesPerRequest?: number | null;
+    autoResubscribe?: boolean;
+  }): RedisSubscriber;
 }
 
 /** A connection in subscriber mode, as `ioredis` provides one. */
 export interface RedisSubscriber {
-  subscribe(channel: string): Promise<unknown>;
+  subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  quit(): Promise<unknown>;
+  /** `ready` each time the connection is (re)established, `close` each time it is lost. */
+  on(event: 'ready' | 'close', listener: () => void): unknown;
+  /** Closes the connection at once and stops reconnecting; pending commands reject. */
+  disconnect(): void;
 }
 
 /**

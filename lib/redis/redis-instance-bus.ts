@@ -93,10 +93,23 @@ export class RedisInstanceBus implements InstanceBus {
   /** The subscriber connection, opened on the first subscription. */
   private connection(): RedisSubscriber {
     if (this.subscriber) return this.subscriber;
-    // Its commands wait for Redis to come back (each under `within`): with a retry limit,
-    // ioredis would reject the SUBSCRIBE it sends itself on reconnecting, a rejection nobody
-    // handles, which ends a Node process.
-    const subscriber = this.options.redis.duplicate({ maxRetriesPerRequest: null });
+    // Its commands wait for Redis to come back (each under `within`). The bus subscribes again
+    // itself after a reconnection: the SUBSCRIBE ioredis would send on its own is a promise
+    // nobody handles, and it rejects when the connection is closed before Redis answers it,
+    // which ends a Node process.
+    const subscriber = this.options.redis.duplicate({
+      maxRetriesPerRequest: null,
+      autoResubscribe: false,
+    });
+    let lost = false;
+    subscriber.on('close', () => (lost = true));
+    subscriber.on('ready', () => {
+      if (!lost || this.channels.size === 0) return;
+      lost = false;
+      subscriber.subscribe(...this.channels.keys()).catch((error: unknown) => {
+        if (this.subscriber === subscriber) this.reportError(error);
+      });
+    });
     subscriber.on('message', (channel, message) => {
       for (const listener of [...(this.channels.get(channel)?.listeners ?? [])]) {
         try {
@@ -118,8 +131,10 @@ export class RedisInstanceBus implements InstanceBus {
     const subscriber = this.subscriber;
     if (!subscriber) return;
     if (this.channels.size === 0) {
+      // Closed at once: a QUIT would wait for a Redis that may be away, while the connection
+      // kept reconnecting. Its pending commands reject, each to a caller that handles it.
       this.subscriber = undefined;
-      await within(this.timeoutMs, 'a QUIT', () => subscriber.quit()).catch(() => undefined);
+      subscriber.disconnect();
     } else {
       await within(this.timeoutMs, 'an UNSUBSCRIBE', () => subscriber.unsubscribe(name)).catch(
         (error: unknown) => this.reportError(error),

@@ -16,10 +16,11 @@ import {
 } from '../../sample/oauth/authorization-server.js';
 import {
   ACCEPT,
-  LEGACY_VERSION,
-  MODERN_META,
+  closeServer,
   eraHeaders,
   initializeMessage,
+  LEGACY_VERSION,
+  MODERN_META,
   rpc as rpcOf,
   streamedMessages,
 } from '../fixtures/mcp-http.js';
@@ -72,8 +73,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await listener?.close({ graceMs: 0 });
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await closeServer(server);
   await as?.close();
 });
 

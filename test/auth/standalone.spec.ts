@@ -19,6 +19,7 @@ import {
 } from '../../sample/oauth/authorization-server.js';
 import {
   callBody,
+  closeServer,
   eraHeaders,
   finalMessage,
   listBody,
@@ -82,8 +83,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await listener?.close({ graceMs: 0 });
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await closeServer(server);
   await as?.close();
 });
 

@@ -17,6 +17,7 @@ import { createToolInvoker, defineRuntimeTool, InMemoryTaskStore } from '../../l
 import type { ToolCallEvent } from '../../lib/core/hooks.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { deferred, waitFor, type Deferred } from '../fixtures/timing.js';
+import { closeServer } from '../fixtures/mcp-http.js';
 
 /** The exports waiting to be let go, by key; and what each run saw. */
 const gates = new Map<string, Deferred>();
@@ -84,8 +85,7 @@ afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
   for (const gate of gates.values()) gate.resolve();
   await listener?.close({ graceMs: 0 });
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await closeServer(server);
 });
 beforeEach(() => {
   ends.length = 0;

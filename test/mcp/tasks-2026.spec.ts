@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import type { ToolCallEvent } from '../../lib/core/hooks.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
-import { MODERN_META, rpc as rpcOf } from '../fixtures/mcp-http.js';
+import { closeServer, MODERN_META, rpc as rpcOf } from '../fixtures/mcp-http.js';
 import { deferred, waitFor, type Deferred } from '../fixtures/timing.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -70,8 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const gate of gates.values()) gate.resolve();
   await listener?.close({ graceMs: 0 });
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await closeServer(server);
 });
 
 /** The request's envelope, declaring the tasks extension unless `declare` is false. */

@@ -13,7 +13,7 @@ import type { TaskRecord } from '../../lib/core/task-store.js';
 import { createMcpHttpHandler } from '../../lib/mcp/index.js';
 import { McpTasks } from '../../lib/mcp/tasks.js';
 import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
-import { eraHeaders } from '../fixtures/mcp-http.js';
+import { closeServer, eraHeaders } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
 
 describe('a shutdown with a task running', () => {
@@ -63,8 +63,7 @@ describe('a shutdown with a task running', () => {
       expect(ended?.status).toBe('failed');
       expect(JSON.stringify(ended?.result)).toContain('SERVICE_UNAVAILABLE');
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     }
   });
 });

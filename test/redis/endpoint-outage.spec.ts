@@ -10,7 +10,13 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
-import { ACCEPT, initializeMessage, LEGACY_VERSION, rpc as rpcOf } from '../fixtures/mcp-http.js';
+import {
+  ACCEPT,
+  closeServer,
+  initializeMessage,
+  LEGACY_VERSION,
+  rpc as rpcOf,
+} from '../fixtures/mcp-http.js';
 import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -52,8 +58,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await listener?.close({ graceMs: 0 });
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await closeServer(server);
   client?.disconnect();
   await redis?.stop();
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { RedisInstanceBus } from '../../lib/redis/index.js';
-import { redisClient, startRedis, type RedisServer } from '../fixtures/redis.js';
+import { redisClient, redisRelay, startRedis, type RedisServer } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
 /**
@@ -11,23 +12,28 @@ import { waitFor } from '../fixtures/timing.js';
 describe('RedisInstanceBus', () => {
   let server: RedisServer;
   const clients: Redis[] = [];
+  /** The subscriber connections the buses opened (ioredis's own), to look at and to close. */
+  const subscribers: Redis[] = [];
   const errors: Error[] = [];
-  const bus = (prefix = 'bus-test:') => {
-    const client = redisClient(server.url);
+  const bus = (prefix = 'bus-test:', url = server.url, onError = (e: Error) => errors.push(e)) => {
+    const client = redisClient(url);
     clients.push(client);
-    return new RedisInstanceBus({
-      redis: client,
-      prefix,
-      commandTimeoutMs: 500,
-      onError: (error) => errors.push(error),
-    });
+    const duplicate = client.duplicate.bind(client);
+    client.duplicate = (override) => {
+      const subscriber = duplicate(override);
+      subscribers.push(subscriber);
+      return subscriber;
+    };
+    return new RedisInstanceBus({ redis: client, prefix, commandTimeoutMs: 500, onError });
   };
 
   beforeAll(async () => {
     server = await startRedis();
   });
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    // A test that failed may have left a subscription, whose connection would keep Jest running.
+    const open = [...clients, ...subscribers].filter((client) => client.status !== 'end');
+    await Promise.all(open.map((client) => client.quit().catch(() => client.disconnect())));
     await server.stop();
   });
 
@@ -119,5 +125,31 @@ describe('RedisInstanceBus', () => {
     await a.remember('declared', '1', 60_000);
     await expect(b.recall('declared')).resolves.toBe('1');
     await stop();
+  });
+
+  it('ended while its SUBSCRIBE after a reconnection waits for Redis: closed at once, nothing left to reject', async () => {
+    const relay = await redisRelay(server.port);
+    const failures: Error[] = [];
+    const opened = subscribers.length;
+    const stop = await bus('bus-test:', relay.url, (error) => failures.push(error)).subscribe(
+      'news',
+      () => undefined,
+    );
+    const subscriber = subscribers[opened];
+    await clients.at(-1)!.quit();
+
+    // The connection is lost and comes back, and Redis's replies are held from then on: the
+    // SUBSCRIBE that restores the subscription waits for an answer that does not come.
+    subscriber.once('ready', () => relay.hold());
+    const ready = once(subscriber, 'ready');
+    relay.drop();
+    await ready;
+    await stop();
+    expect(await waitFor(() => subscriber.status === 'end')).toBe(true);
+    // Redis goes away: nothing of the ended connection is still waiting to reject.
+    relay.drop();
+    await relay.close();
+    expect(subscribers).toHaveLength(opened + 1);
+    expect(failures).toEqual([]);
   });
 });

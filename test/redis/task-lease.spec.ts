@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
-import { rpc } from '../fixtures/mcp-http.js';
+import { closeServer, rpc } from '../fixtures/mcp-http.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -51,8 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   child?.kill('SIGKILL');
   await listener?.close({ graceMs: 0 });
-  survivor?.closeAllConnections();
-  await new Promise((resolve) => survivor?.close(resolve));
+  await closeServer(survivor);
   await client?.quit();
   await release?.();
 });

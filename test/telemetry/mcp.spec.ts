@@ -51,14 +51,15 @@ import {
 } from '../../lib/mcp/index.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 import {
+  callBody,
+  closeServer,
+  type Era,
+  eraHeaders,
   LEGACY_VERSION,
+  listBody,
   MODERN_META,
   MODERN_VERSION,
-  callBody,
-  eraHeaders,
-  listBody,
   post,
-  type Era,
 } from '../fixtures/mcp-http.js';
 import { deferred, waitFor } from '../fixtures/timing.js';
 import {
@@ -728,8 +729,7 @@ async function serveStandalone(invoker: CoreInvoker, options: McpHttpHandlerOpti
     async stop() {
       await handler.close({ graceMs: 0 });
       await invoker.close({ graceMs: 0 });
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
+      await closeServer(server);
     },
   };
 }

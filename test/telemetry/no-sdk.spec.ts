@@ -29,7 +29,14 @@ import { Server as SdkServer } from '@modelcontextprotocol/server';
 import { createToolInvoker, type ToolInvoker } from '../../lib/core/index.js';
 import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
 import { mathTools } from '../fixtures/math-tools.js';
-import { callBody, eraHeaders, listBody, post, toolPayload } from '../fixtures/mcp-http.js';
+import {
+  callBody,
+  closeServer,
+  eraHeaders,
+  listBody,
+  post,
+  toolPayload,
+} from '../fixtures/mcp-http.js';
 import { registerTelemetry, tree, type TestTelemetry } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -61,8 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await handler.close({ graceMs: 0 });
   await invoker.close({ graceMs: 0 });
-  server.closeAllConnections();
-  await new Promise((done) => server.close(done));
+  await closeServer(server);
 });
 
 /** Every kind of call the file makes, on each surface; returns what they answered. */
