@@ -34,9 +34,9 @@ import { deferred } from '../fixtures/timing.js';
 
 /**
  * Context isolation at scale: 2,000 HTTP requests, each with its own credential and tenant,
- * up to 250 in flight at once over keep-alive sockets; each request runs 50 tool calls
- * in-process (parallel waves, nested calls included): 100,000 calls, and not one may see
- * another request's tenant, user or request.
+ * up to 250 in flight at once over keep-alive sockets opened beforehand; each request runs 50
+ * tool calls in-process (parallel waves, nested calls included): 100,000 calls, and not one may
+ * see another request's tenant, user or request.
  */
 
 const REQUESTS = 2000;
@@ -170,6 +170,15 @@ class BurstController {
   }
 }
 
+/** A route without work, to open the connections a burst will use. */
+@Controller('iso')
+class PingController {
+  @Get('ping')
+  ping(): string {
+    return 'pong';
+  }
+}
+
 const tools = isolationTools(
   () => requestContextRef,
   () => invokerRef,
@@ -208,7 +217,7 @@ describe.each(ADAPTERS)('context isolation at scale (%s)', (adapter) => {
     ({ url } = await apps.listen(
       {
         imports: [ToolsModule.forRoot({ registry: tools, context: resolver })],
-        controllers: [BurstController],
+        controllers: [BurstController, PingController],
         providers: [KeyGuard],
       },
       adapter,
@@ -219,7 +228,22 @@ describe.each(ADAPTERS)('context isolation at scale (%s)', (adapter) => {
     await apps.closeAll();
   });
 
+  /**
+   * Opens the burst's IN_FLIGHT keep-alive connections while the app is idle. A server accepts
+   * one new connection per turn of its event loop (libuv), and a turn takes long while hundreds
+   * of requests run: connections opened during the burst would each wait for a turn, the last
+   * of them for most of the burst, on a busy machine longer than any request's ceiling.
+   */
+  async function openConnections() {
+    const answers = await Promise.all(
+      Array.from({ length: IN_FLIGHT }, () => raw(`${url}/iso/ping`, { method: 'GET', agent })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    expect(Object.values(agent.freeSockets).flat()).toHaveLength(IN_FLIGHT);
+  }
+
   it(`runs ${REQUESTS * CALLS_PER_REQUEST} calls over ${REQUESTS} requests with distinct credentials; none sees another's`, async () => {
+    await openConnections();
     calls = 0;
     peakInFlight = 0;
     overlapping = deferred();
@@ -258,6 +282,7 @@ describe.each(ADAPTERS)('context isolation at scale (%s)', (adapter) => {
   }, 60_000);
 
   it('keeps 1,000 concurrent MCP tools/call requests (both eras) in their own contexts', async () => {
+    await openConnections();
     const answers = await pool(REQUESTS / 2, IN_FLIGHT, (i) => {
       const era: Era = i % 2 === 0 ? 'legacy' : 'modern';
       return raw(`${url}/mcp`, {
