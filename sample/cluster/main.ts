@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SEEDED_USERS } from '../database/seed.js';
 import { accepting, freePort } from '../ports.js';
+import { launchRedisServer } from './redis-server.js';
 import { RoundRobinProxy } from './round-robin-proxy.js';
 
 const INSTANCES = 2;
@@ -57,13 +58,7 @@ process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
 
 const redisPort = await freePort();
-const redis = spawn(
-  'redis-server',
-  ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-  { stdio: 'ignore' },
-);
-children.push(redis);
-await accepting(redisPort);
+children.push(await launchRedisServer(redisPort));
 
 // Compiled (dist-sample/cluster/main.js) the instances run the compiled sample; from source
 // (tsx sample/cluster/main.ts) they run it from source.
