@@ -136,6 +136,7 @@ describe('RedisInstanceBus', () => {
       () => undefined,
     );
     const subscriber = subscribers[opened];
+    // The bus's command connection is not used again: the test breaks its subscriber's alone.
     await clients.at(-1)!.quit();
 
     // The connection is lost and comes back, and Redis's replies are held from then on: the
