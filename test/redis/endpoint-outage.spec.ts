@@ -46,9 +46,15 @@ const logged: string[] = [];
 beforeAll(async () => {
   redis = await startRedis();
   client = redisClient(redis.url);
+  // Generous ceilings: an answered command never fails for a busy machine, and while Redis is
+  // away the client's retry limit (`redisClient`) fails each command long before.
   listener = createMcpHttpHandler(createToolInvoker([close, report]), {
-    bus: new RedisInstanceBus({ redis: client, commandTimeoutMs: 300, onError: () => undefined }),
-    tasks: { store: new RedisTaskStore({ redis: client, commandTimeoutMs: 300 }) },
+    bus: new RedisInstanceBus({
+      redis: client,
+      commandTimeoutMs: 10_000,
+      onError: () => undefined,
+    }),
+    tasks: { store: new RedisTaskStore({ redis: client, commandTimeoutMs: 10_000 }) },
     logger: { error: (message: string) => logged.push(message) },
   });
   await listener.ready();

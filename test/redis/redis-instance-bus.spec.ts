@@ -15,7 +15,17 @@ describe('RedisInstanceBus', () => {
   /** The subscriber connections the buses opened (ioredis's own), to look at and to close. */
   const subscribers: Redis[] = [];
   const errors: Error[] = [];
-  const bus = (prefix = 'bus-test:', url = server.url, onError = (e: Error) => errors.push(e)) => {
+  /**
+   * A bus on a client of its own. Its commands' ceiling is generous: a command Redis answers
+   * never fails for a busy machine, and one to a Redis that is away fails by the client's retry
+   * limit long before.
+   */
+  const bus = ({
+    prefix = 'bus-test:',
+    url = server.url,
+    onError = (error: Error) => void errors.push(error),
+    commandTimeoutMs = 10_000,
+  } = {}) => {
     const client = redisClient(url);
     clients.push(client);
     const duplicate = client.duplicate.bind(client);
@@ -24,7 +34,7 @@ describe('RedisInstanceBus', () => {
       subscribers.push(subscriber);
       return subscriber;
     };
-    return new RedisInstanceBus({ redis: client, prefix, commandTimeoutMs: 500, onError });
+    return new RedisInstanceBus({ redis: client, prefix, commandTimeoutMs, onError });
   };
 
   beforeAll(async () => {
@@ -52,7 +62,7 @@ describe('RedisInstanceBus', () => {
   });
 
   it('keeps applications with different prefixes apart', async () => {
-    const [mine, theirs] = [bus('app-one:'), bus('app-two:')];
+    const [mine, theirs] = [bus({ prefix: 'app-one:' }), bus({ prefix: 'app-two:' })];
     const heard: string[] = [];
     const stop = await mine.subscribe('news', (message) => heard.push(message));
     await theirs.publish('news', 'not for app one');
@@ -131,10 +141,8 @@ describe('RedisInstanceBus', () => {
     const relay = await redisRelay(server.port);
     const failures: Error[] = [];
     const opened = subscribers.length;
-    const stop = await bus('bus-test:', relay.url, (error) => failures.push(error)).subscribe(
-      'news',
-      () => undefined,
-    );
+    const onError = (error: Error) => void failures.push(error);
+    const stop = await bus({ url: relay.url, onError }).subscribe('news', () => undefined);
     const subscriber = subscribers[opened];
     // The bus's command connection is not used again: the test breaks its subscriber's alone.
     await clients.at(-1)!.quit();
@@ -152,5 +160,27 @@ describe('RedisInstanceBus', () => {
     await relay.close();
     expect(subscribers).toHaveLength(opened + 1);
     expect(failures).toEqual([]);
+  });
+
+  it('fails each command Redis does not answer after commandTimeoutMs', async () => {
+    const relay = await redisRelay(server.port);
+    const a = bus({ url: relay.url, commandTimeoutMs: 200 });
+    const stop = await a.subscribe('news', () => undefined);
+    await a.remember('held', '1', 60_000);
+    // Connected, and nothing comes back: no retry limit ends the wait, only the ceiling.
+    relay.hold();
+    await expect(a.publish('news', 'unanswered')).rejects.toThrow(
+      'Redis did not answer a PUBLISH within 200 ms.',
+    );
+    await expect(a.recall('held')).rejects.toThrow('Redis did not answer a GET within 200 ms.');
+    await expect(a.subscribe('other', () => undefined)).rejects.toThrow(
+      'Redis did not answer a SUBSCRIBE within 200 ms.',
+    );
+    // The bus's last subscription ends its connection without an answer; the test ends the other.
+    const [client, subscriber] = [clients.at(-1)!, subscribers.at(-1)!];
+    await stop();
+    client.disconnect();
+    await relay.close();
+    expect(await waitFor(() => client.status === 'end' && subscriber.status === 'end')).toBe(true);
   });
 });

@@ -47,7 +47,7 @@ describe('RedisTaskStore while Redis is away', () => {
   it('fails each operation within its time, then works again once Redis is back', async () => {
     const redis = await startRedis();
     const own = redisClient(redis.url);
-    const away = new RedisTaskStore({ redis: own, commandTimeoutMs: 300 });
+    const away = new RedisTaskStore({ redis: own, commandTimeoutMs: 10_000 });
     const task = taskOf('alice');
     await away.create(task);
     await redis.stop();
