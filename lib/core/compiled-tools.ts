@@ -4,7 +4,7 @@ import type { ResourceRead } from './operations.js';
 import type { ToolResult } from './result.js';
 import type { CompiledTool } from './runner.js';
 import type { ToolTelemetry } from './telemetry.js';
-import type { ToolTransport } from './types.js';
+import type { ToolContext, ToolTransport } from './types.js';
 
 type Lookup = (name: string, transport: ToolTransport) => CompiledTool | undefined;
 
@@ -40,6 +40,11 @@ export interface InvokerInternals {
   readonly resource: (uri: string, transport: ToolTransport) => CompiledTool | undefined;
   /** The compiled prompt of a name on a transport. */
   readonly prompt: (name: string, transport: ToolTransport) => CompiledTool | undefined;
+  /**
+   * The raw context a call made now would see: the ambient context of the current request with
+   * `explicit` merged over it.
+   */
+  readonly context: (explicit: ToolContext | undefined) => ToolContext | Promise<ToolContext>;
   /** The invoker's telemetry, which the MCP endpoint's request spans follow. */
   readonly telemetry?: ToolTelemetry;
 }

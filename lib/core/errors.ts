@@ -98,6 +98,30 @@ export class ToolError extends Error {
   }
 }
 
+const PROGRAMMING_ERROR = Symbol.for('toolwright.programmingError');
+
+/**
+ * Marks a `ToolError` as a programming error of the application's own code: the `NOT_FOUND` of
+ * a name it gave itself (`source: 'internal'`). It stays a `NOT_FOUND` for that code to catch;
+ * whoever answers a request with it answers an internal error and lists no names (the runner,
+ * when it escapes a handler; `ToolErrorFilter`, on an HTTP route).
+ */
+export function asProgrammingError(error: ToolError): ToolError {
+  Object.defineProperty(error, PROGRAMMING_ERROR, { value: true });
+  return error;
+}
+
+/**
+ * Whether a value is a `ToolError` marked by {@link asProgrammingError} (by a brand, so errors
+ * from another copy of the package count too).
+ *
+ * @example
+ * if (isProgrammingError(error)) logger.error(String(error)); // the closest names, for the developer
+ */
+export function isProgrammingError(value: unknown): boolean {
+  return ToolError.is(value) && (value as any)[PROGRAMMING_ERROR] === true;
+}
+
 /**
  * A tool definition or collection refused at composition: a bad or duplicate name, a non-object
  * input schema, a schema JSON Schema cannot express, an unknown registry `disable`/`replace` name,
@@ -180,17 +204,37 @@ export function validationError(target: ValidationTarget, error: z.core.$ZodErro
 }
 
 /**
+ * The `VALIDATION_ERROR` for a value nested deeper than `maxDepth` levels of arrays and objects,
+ * which validation does not follow (see `MAX_JSON_DEPTH`).
+ *
+ * @example
+ * if (valueTooDeep(args)) throw nestedTooDeep('input', MAX_JSON_DEPTH);
+ */
+export function nestedTooDeep(target: ValidationTarget, maxDepth: number): ToolError {
+  const issue = {
+    path: issuePath([]),
+    code: 'too_deep',
+    message: `Too deep: expected at most ${maxDepth} levels of arrays and objects`,
+  };
+  return new ToolError('VALIDATION_ERROR', {
+    message: `Invalid ${target}: ${issue.path}: ${issue.message}`,
+    details: { target, issues: [issue] },
+  });
+}
+
+/**
  * Turns any thrown value into the `ToolError` a caller may see by the built-in rules: a
- * `ToolError` is kept, a `ZodError` becomes `VALIDATION_ERROR`, and anything else becomes
- * `INTERNAL_SERVER_ERROR` with the message `"Internal server error"` (its text stays in-process).
- * The application's `mapError` is consulted before, by the runner.
+ * `ToolError` is kept (unless it is a programming error, see {@link asProgrammingError}), a
+ * `ZodError` becomes `VALIDATION_ERROR`, and anything else becomes `INTERNAL_SERVER_ERROR` with
+ * the message `"Internal server error"` (its text stays in-process). The application's
+ * `mapError` is consulted before, by the runner.
  *
  * @example
  * const err = normalizeError(new Error('db at 10.0.0.4 failed'));
  * err.code; // 'INTERNAL_SERVER_ERROR'
  */
 export function normalizeError(value: unknown): ToolError {
-  if (ToolError.is(value)) return value;
+  if (ToolError.is(value) && !isProgrammingError(value)) return value;
   if (isZodError(value)) {
     return new ToolError('VALIDATION_ERROR', {
       message: summarise('Invalid value', value),

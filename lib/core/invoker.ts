@@ -1,4 +1,9 @@
-import { ToolError, ToolsConfigurationError, type ErrorMapper } from './errors.js';
+import {
+  asProgrammingError,
+  ToolError,
+  ToolsConfigurationError,
+  type ErrorMapper,
+} from './errors.js';
 import {
   composeHooks,
   type ToolCallEvent,
@@ -109,9 +114,10 @@ export interface InvokeOptions {
   transport: ToolTransport;
   /**
    * Who started the call, for audit and for the answer to an unknown name. `'internal'` (the
-   * default) is the application's own code, for which an unknown name is a programming error
-   * (a plain `Error`); pass another source (`'rest'`, say) when the name comes from your own
-   * caller, who then gets `NOT_FOUND` with the closest names.
+   * default) is the application's own code, for which an unknown name is a programming error:
+   * still a `NOT_FOUND`, but a request it reaches is answered 500 without the closest names;
+   * pass another source (`'rest'`, say) when the name comes from your own caller, who then gets
+   * the `NOT_FOUND` with the closest names.
    */
   source?: ToolSource;
   /** Merged over the context resolved from the current request, if any. */
@@ -153,10 +159,11 @@ export interface InvokeOptions {
  */
 export interface ToolInvoker {
   /**
-   * Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects: with
-   * a `NOT_FOUND` `ToolError` listing the closest names when a caller chose it (any `source` but
-   * `'internal'`), with a plain `Error` when the application's own code did (`source` left at
-   * `'internal'`): a programming error, which Nest answers 500 without listing any tool.
+   * Runs a tool; every outcome of a found tool is a `ToolResult`. An unknown name rejects with a
+   * `NOT_FOUND` `ToolError` listing the closest names, before anything runs. When the
+   * application's own code chose it (`source` left at `'internal'`) it is a programming error:
+   * `ToolErrorFilter` answers it 500 without listing any tool, and a tool whose handler lets it
+   * escape fails with `INTERNAL_SERVER_ERROR` (logged).
    */
   invoke<T = unknown>(name: string, args: unknown, options: InvokeOptions): Promise<ToolResult<T>>;
   /** Like `invoke`, but resolves to the data or rejects with the call's `ToolError`. */
@@ -191,7 +198,7 @@ export interface ToolInvoker {
    * Reads a resource through the canonical runner: the resource of that URI, else the first
    * resource template that matches it (its variables parsed by the template's schema). Every
    * outcome of a found resource is a `ToolResult` of `{ contents }`. A URI nothing serves
-   * rejects as an unknown tool name does (`NOT_FOUND` for a caller, a plain `Error` for
+   * rejects as an unknown tool name does (`NOT_FOUND`, a programming error for
    * `source: 'internal'`).
    *
    * @example
@@ -610,16 +617,18 @@ export function createToolInvoker(
       const found = surface(transport).operationsByName.get(name);
       return found?.kind === 'prompt' ? found : undefined;
     },
+    context: (explicit) => resolveCallContext(settings.resolveContext, explicit),
     telemetry,
   });
   return invoker;
 }
 
 /**
- * The rejection for a name no tool has. The call's `source` says who chose the name: a caller
- * (MCP, an agent, the command line, or whatever source the application passes for its own
- * callers) gets a `NOT_FOUND` it can act on; the application's own code (`'internal'`) made a
- * programming error, which must not list tool names to whoever made the request.
+ * The rejection for a name no tool has: a `NOT_FOUND` naming the closest names, whoever chose
+ * the name. The call's `source` says who did: a caller (MCP, an agent, the command line, or
+ * whatever source the application passes for its own callers) may be told; the application's
+ * own code (`'internal'`) made a programming error, marked as such so that no request it serves
+ * is answered with the tool names (see `asProgrammingError`).
  */
 function unknownTool(
   name: string,
@@ -627,17 +636,19 @@ function unknownTool(
   transport: ToolTransport,
   source: ToolSource,
   kind: 'tool' | 'prompt' = 'tool',
-): Error {
+): ToolError {
   const message = unknownToolMessage(name, names, kind);
-  if (source === 'internal') return new Error(message);
-  return new ToolError('NOT_FOUND', { message, details: { name, transport } });
+  return notFound(message, { name, transport }, source);
 }
 
 /** The rejection for a URI no resource or template serves (see {@link unknownTool}). */
-function unknownResource(uri: string, transport: ToolTransport, source: ToolSource): Error {
-  const message = `No resource at "${uri}".`;
-  if (source === 'internal') return new Error(message);
-  return new ToolError('NOT_FOUND', { message, details: { uri, transport } });
+function unknownResource(uri: string, transport: ToolTransport, source: ToolSource): ToolError {
+  return notFound(`No resource at "${uri}".`, { uri, transport }, source);
+}
+
+function notFound(message: string, details: Record<string, unknown>, source: ToolSource) {
+  const error = new ToolError('NOT_FOUND', { message, details });
+  return source === 'internal' ? asProgrammingError(error) : error;
 }
 
 /** The resources of a fixed URI by URI; two at one URI are refused, naming both. */

@@ -11,7 +11,14 @@ import {
 import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
 import { handlerLog, observe, progressReporter, report, reportUnexpected } from './call-sinks.js';
 import { shuttingDown, type Drain, type RunningWork } from './drain.js';
-import { normalizeError, ToolError, validationError, type ErrorMapper } from './errors.js';
+import {
+  isProgrammingError,
+  normalizeError,
+  nestedTooDeep,
+  ToolError,
+  validationError,
+  type ErrorMapper,
+} from './errors.js';
 import {
   cancelled,
   handlerOutcome,
@@ -27,6 +34,7 @@ import type {
   ToolLogger,
   UnexpectedErrorLevel,
 } from './hooks.js';
+import { MAX_JSON_DEPTH, valueTooDeep } from './json-depth.js';
 import type { ToolDescriptor } from './manifest.js';
 import type { Completer } from './operations.js';
 import { drive, isThenable } from './maybe-async.js';
@@ -324,7 +332,7 @@ class Run implements CallFrame, WaitingCall, RunningWork {
    */
   normalize(error: unknown): ToolError {
     const { mappers, logger } = this.settings;
-    if (ToolError.is(error)) return error;
+    if (ToolError.is(error)) return normalizeError(error);
     for (const mapError of mappers) {
       let mapped: unknown;
       try {
@@ -358,10 +366,15 @@ class Run implements CallFrame, WaitingCall, RunningWork {
     reportUnexpected(logger, logUnexpected, this.call, error, where);
   }
 
-  /** `onToolError` (and the log, unless it is a `ToolError`) for a value the handler threw after its call was answered. */
+  /**
+   * `onToolError` (and the log, unless it is a `ToolError` other than a programming error) for a
+   * value the handler threw after its call was answered.
+   */
   lateThrow(error: unknown): void {
     const { hooks, logger } = this.settings;
-    if (!ToolError.is(error)) this.unexpected(error, ' after its call was answered');
+    if (!ToolError.is(error) || isProgrammingError(error)) {
+      this.unexpected(error, ' after its call was answered');
+    }
     for (const onError of hooks.error) {
       void observe(logger, 'onToolError hook', this.name, onError, this.errorHookOptions(error));
     }
@@ -461,8 +474,16 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     if (isPlainObject(replacement)) args = replacement;
   }
 
-  let input = parse(spec.input, args);
-  if (isThenable(input)) input = (yield input) as z.ZodSafeParseResult<unknown>;
+  let input: z.ZodSafeParseResult<unknown>;
+  try {
+    const parsing = parse(spec.input, args);
+    input = isThenable(parsing) ? ((yield parsing) as z.ZodSafeParseResult<unknown>) : parsing;
+  } catch (error) {
+    // A recursive schema (`z.json()`, `z.lazy()`) runs out of stack on arguments nested
+    // thousands deep: the caller learns the arguments are too deep, not what the parser hit.
+    if (valueTooDeep(args)) throw new Refusal(nestedTooDeep('input', MAX_JSON_DEPTH));
+    throw error;
+  }
   if (!input.success) throw new Refusal(validationError('input', input.error));
 
   let handlerContext: unknown = context;
@@ -529,9 +550,15 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
 
 const INTERNAL = () => new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' });
 
-/** Whether a thrown value is a bug rather than an answer: no mapper made it a `ToolError`, or one made it a 500. */
+/**
+ * Whether a thrown value is a bug rather than an answer: no mapper made it a `ToolError`, or one
+ * made it a 500, or it is a programming error (an unknown name in a nested call).
+ */
 function isUnexpected(thrown: unknown, normalized: ToolError): boolean {
-  return normalized.code === 'INTERNAL_SERVER_ERROR' && !ToolError.is(thrown);
+  return (
+    normalized.code === 'INTERNAL_SERVER_ERROR' &&
+    (!ToolError.is(thrown) || isProgrammingError(thrown))
+  );
 }
 
 /**

@@ -7,10 +7,27 @@ interface Expression {
   readonly exploded: boolean;
 }
 
+/**
+ * What a variable's value may hold: a segment (no `/` or `,`), a list of segments joined by
+ * single commas, the rest of a URI (anything but a line break) or a query value (no `&`).
+ */
+type ValueKind = 'segment' | 'list' | 'rest' | 'query';
+
+/** A template as a sequence of literal text and the variables between it. */
+type Part =
+  | { readonly literal: string }
+  | { readonly kind: ValueKind; readonly name: string; readonly exploded: boolean };
+
 const OPERATORS = new Set(['+', '#', '.', '/', '?', '&']);
 
 /** An RFC 6570 variable name (percent-encoded characters aside). */
 const VARIABLE = /^[A-Za-z0-9_][A-Za-z0-9_.]*$/;
+
+/**
+ * The longest URI a template is matched against: a longer one matches no template, whatever its
+ * text. RFC 9110 asks that URIs of 8,000 octets be supported; resource URIs are far shorter.
+ */
+export const MAX_TEMPLATE_URI_LENGTH = 8192;
 
 /** The values a URI gives a template's variables: a string, or a list for an exploded one. */
 export type UriVariables = Record<string, string | string[]>;
@@ -20,7 +37,12 @@ export type UriVariables = Record<string, string | string[]>;
  * URIs a client reads. Matching answers as the MCP SDK's `UriTemplate.match` does, which a
  * property test checks: `{var}` takes one segment (no `/` or `,`), `{+var}` and `{#var}` the
  * rest, `{.var}` and `{/var}` a prefixed segment, `{?a,b}` and `{&a}` query parameters in order;
- * values stay as they are in the URI (percent-encoded).
+ * values stay as they are in the URI (percent-encoded). Where two variables meet
+ * (`{name}.{ext}`), the first takes as much as leaves a match for the rest.
+ *
+ * Matching does not backtrack: it reads a URI once per part of the template, so its work grows
+ * with the URI's length, never with its square. A URI longer than
+ * {@link MAX_TEMPLATE_URI_LENGTH} matches nothing.
  *
  * @example
  * new UriTemplate('kb://articles/{slug}').match('kb://articles/reset-password'); // { slug: 'reset-password' }
@@ -28,21 +50,19 @@ export type UriVariables = Record<string, string | string[]>;
 export class UriTemplate {
   /** The variable names, in the order the template names them. */
   readonly variables: readonly string[];
-  private readonly pattern: RegExp;
-  /** The variable each capture group fills, and whether it is exploded. */
-  private readonly captures: ReadonlyArray<{ readonly name: string; readonly exploded: boolean }>;
+  private readonly parts: readonly Part[];
 
   constructor(readonly template: string) {
     const expressions: Expression[] = [];
-    let source = '^';
+    const parts: Part[] = [];
     let rest = template;
     while (rest.length > 0) {
       const open = rest.indexOf('{');
       if (open < 0) {
-        source += escape(rest);
+        parts.push({ literal: rest });
         break;
       }
-      source += escape(rest.slice(0, open));
+      if (open > 0) parts.push({ literal: rest.slice(0, open) });
       const close = rest.indexOf('}', open);
       if (close < 0) {
         throw new ToolsConfigurationError(`URI template "${template}" has an unclosed "{".`);
@@ -55,17 +75,10 @@ export class UriTemplate {
         );
       }
       expressions.push(expression);
-      source += expressionPattern(expression);
+      parts.push(...expressionParts(expression));
       rest = rest.slice(close + 1);
     }
-    this.pattern = new RegExp(`${source}$`);
-    this.captures = expressions.flatMap(({ operator, names, exploded }) =>
-      operator === '?' || operator === '&'
-        ? names.map((name) => ({ name, exploded }))
-        : names.length > 0
-          ? [{ name: names[0], exploded }]
-          : [],
-    );
+    this.parts = mergeLiterals(parts);
     this.variables = Object.freeze(expressions.flatMap(({ names }) => names));
   }
 
@@ -76,12 +89,14 @@ export class UriTemplate {
 
   /** The variables of a URI this template matches, or `null` when it does not match. */
   match(uri: string): UriVariables | null {
-    const found = this.pattern.exec(uri);
-    if (!found) return null;
+    if (uri.length > MAX_TEMPLATE_URI_LENGTH) return null;
+    const ends = partEnds(this.parts, uri);
+    if (ends === null) return null;
     const variables: UriVariables = {};
-    this.captures.forEach(({ name, exploded }, index) => {
-      const value = found[index + 1];
-      variables[name] = exploded && value.includes(',') ? value.split(',') : value;
+    this.parts.forEach((part, index) => {
+      if ('literal' in part) return;
+      const value = uri.slice(index === 0 ? 0 : ends[index - 1], ends[index]);
+      variables[part.name] = part.exploded && value.includes(',') ? value.split(',') : value;
     });
     return variables;
   }
@@ -100,27 +115,137 @@ function parseExpression(body: string): Expression {
   };
 }
 
-/** The regular expression of one expression: what a URI may hold in its place. */
-function expressionPattern({ operator, names, exploded }: Expression): string {
-  const segment = exploded ? '([^/,]+(?:,[^/,]+)*)' : '([^/,]+)';
+/** What a URI holds in place of one expression (the SDK's regular expression of it, in parts). */
+function expressionParts({ operator, names, exploded }: Expression): Part[] {
+  const value = (kind: ValueKind): Part => ({ kind, name: names[0], exploded });
   switch (operator) {
     case '?':
     case '&':
-      return names
-        .map((name, index) => `${index === 0 ? `\\${operator}` : '&'}${escape(name)}=([^&]+)`)
-        .join('');
+      return names.flatMap((name, index) => [
+        { literal: `${index === 0 ? operator : '&'}${name}=` },
+        { kind: 'query', name, exploded },
+      ]);
     case '':
-      return segment;
+      return [value(exploded ? 'list' : 'segment')];
     case '+':
     case '#':
-      return '(.+)';
+      return [value('rest')];
     case '.':
-      return '\\.([^/,]+)';
+      return [{ literal: '.' }, value('segment')];
     case '/':
-      return `/${segment}`;
+      return [{ literal: '/' }, value(exploded ? 'list' : 'segment')];
   }
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function mergeLiterals(parts: readonly Part[]): Part[] {
+  const merged: Part[] = [];
+  for (const part of parts) {
+    const last = merged.at(-1);
+    if ('literal' in part && last !== undefined && 'literal' in last) {
+      merged[merged.length - 1] = { literal: last.literal + part.literal };
+    } else {
+      merged.push(part);
+    }
+  }
+  return merged;
+}
+
+const SLASH = 0x2f;
+const COMMA = 0x2c;
+const AMPERSAND = 0x26;
+
+/** Whether a value of this kind may hold the character (a list's commas are checked apart). */
+function holds(kind: ValueKind, code: number): boolean {
+  switch (kind) {
+    case 'segment':
+    case 'list':
+      return code !== SLASH && code !== COMMA;
+    case 'query':
+      return code !== AMPERSAND;
+    case 'rest':
+      // What `.` matches in a regular expression without the `s` flag.
+      return code !== 0x0a && code !== 0x0d && code !== 0x2028 && code !== 0x2029;
+  }
+}
+
+/**
+ * For each start `i`, the end of the longest text from `i` a value of this kind could span: up
+ * to the first character it cannot hold; for a list, also up to the first of two adjacent commas.
+ */
+function reaches(kind: ValueKind, uri: string): Int32Array {
+  const n = uri.length;
+  const reach = new Int32Array(n + 1);
+  reach[n] = n;
+  for (let i = n - 1; i >= 0; i--) {
+    const code = uri.charCodeAt(i);
+    if (kind === 'list' && code === COMMA) {
+      reach[i] = uri.charCodeAt(i + 1) === COMMA ? i + 1 : reach[i + 1];
+    } else {
+      reach[i] = holds(kind, code) ? reach[i + 1] : i;
+    }
+  }
+  return reach;
+}
+
+/**
+ * Where each part of a template ends in `uri`, or `null` when the URI does not match. Each
+ * variable takes the longest value that leaves a match for the parts after it, which is the
+ * value a backtracking regular expression of the SDK's shape finds first.
+ *
+ * Two passes, each reading the URI once per part: from the last part to the first, the positions
+ * from which the remaining parts match the rest of the URI; then from the first part, each
+ * variable's end, the furthest that its value can reach and the next parts accept.
+ */
+function partEnds(parts: readonly Part[], uri: string): number[] | null {
+  // Most URIs read are refused by the template's first literal (another scheme, another path).
+  const first = parts[0];
+  if (first !== undefined && 'literal' in first && !uri.startsWith(first.literal)) return null;
+  const n = uri.length;
+  const reach = new Map<ValueKind, Int32Array>();
+  const reachOf = (kind: ValueKind) => {
+    let found = reach.get(kind);
+    if (found === undefined) reach.set(kind, (found = reaches(kind, uri)));
+    return found;
+  };
+  // For each variable, the furthest end at or before each position that the parts after it accept.
+  const furthest: Array<Int32Array | undefined> = [];
+  // matches[i]: the parts after the current one match the URI from position `i` to its end.
+  let matches = new Uint8Array(n + 1);
+  matches[n] = 1;
+  for (let k = parts.length - 1; k >= 0; k--) {
+    const part = parts[k];
+    const before = new Uint8Array(n + 1);
+    if ('literal' in part) {
+      const { literal } = part;
+      for (let i = 0; i + literal.length <= n; i++) {
+        if (matches[i + literal.length] === 1 && uri.startsWith(literal, i)) before[i] = 1;
+      }
+    } else {
+      const ends = new Int32Array(n + 1);
+      let last = -1;
+      for (let end = 0; end <= n; end++) {
+        // A list's value never ends with a comma.
+        if (matches[end] === 1 && !(part.kind === 'list' && uri.charCodeAt(end - 1) === COMMA)) {
+          last = end;
+        }
+        ends[end] = last;
+      }
+      const reached = reachOf(part.kind);
+      for (let i = 0; i < n; i++) {
+        // A list's value never starts with a comma either.
+        if (part.kind === 'list' && uri.charCodeAt(i) === COMMA) continue;
+        if (ends[reached[i]] > i) before[i] = 1;
+      }
+      furthest[k] = ends;
+    }
+    matches = before;
+  }
+  if (matches[0] !== 1) return null;
+  const found: number[] = [];
+  let at = 0;
+  parts.forEach((part, k) => {
+    at = 'literal' in part ? at + part.literal.length : furthest[k]![reachOf(part.kind)[at]];
+    found.push(at);
+  });
+  return found;
 }

@@ -17,6 +17,7 @@ import { isThenable } from '../core/maybe-async.js';
 import { DisconnectSignal, type HttpRequestLike } from './http-framing.js';
 import type { McpCallAnswer, McpCallChannel, McpToolSurface } from './tool-surface.js';
 import type { McpOutcome, McpRequestSpan } from './telemetry.js';
+import { MODERN_PROTOCOL_VERSION } from './protocol-versions.js';
 
 type Era = 'legacy' | 'modern';
 
@@ -215,7 +216,7 @@ function classifiedEra(
   });
   if (route.kind === 'modern' && route.messageKind === 'request') {
     // A claim of a revision the SDK does not serve is answered with its error.
-    return route.classification.revision === MODERN_VERSION ? 'modern' : undefined;
+    return route.classification.revision === MODERN_PROTOCOL_VERSION ? 'modern' : undefined;
   }
   if (route.kind === 'legacy' && route.reason === 'no-claim') {
     return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)
@@ -322,7 +323,6 @@ function isJsonValue(value: unknown, depth: number): boolean {
 
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 /** The 2026-era revision the SDK serves (2.4.x), and the one whose answers the direct path writes. */
-const MODERN_VERSION = '2026-07-28';
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { CallerSignal } from '../core/handler-wait.js';
+import { JsonDepthGauge, jsonTextTooDeep, MAX_JSON_DEPTH } from '../core/json-depth.js';
 
 /** A Node request as Express or Fastify hands it to a controller. */
 export interface HttpRequestLike {
@@ -99,16 +100,65 @@ export function webHeaders(headers: IncomingMessage['headers']): Headers {
 
 /**
  * Whether a string body is JSON text (a raw body) rather than a JSON string literal a parser
- * already decoded (Fastify parses `"tools/list"` to `tools/list`).
+ * already decoded (Fastify parses `"tools/list"` to `tools/list`). Text nested too deep to parse
+ * counts as a raw body, which is refused unparsed.
  */
 export function isJsonText(body: unknown): boolean {
   if (typeof body !== 'string') return false;
+  if (jsonTextTooDeep(body)) return true;
   try {
     JSON.parse(body);
     return true;
   } catch {
     return false;
   }
+}
+
+/** The JSON-RPC error message of a body nested deeper than `MAX_JSON_DEPTH`. */
+export const BODY_TOO_DEEP_MESSAGE = `Parse error: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`;
+
+/**
+ * What reading a body nested deeper than `MAX_JSON_DEPTH` fails with, before anything parses
+ * it. Its `type` and `status` are what Express's body parser and Fastify read of an error.
+ */
+export class BodyTooDeepError extends Error {
+  static readonly type = 'toolwright.body.too.deep';
+  readonly type = BodyTooDeepError.type;
+  readonly status = 400;
+  readonly statusCode = 400;
+
+  constructor() {
+    super(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+}
+
+/**
+ * A body stream that fails with a {@link BodyTooDeepError} as soon as its text nests deeper than
+ * `MAX_JSON_DEPTH`, before the rest is read; the bytes pass unchanged.
+ *
+ * @example
+ * fastify.addHook('preParsing', (request, reply, payload, done) => done(null, depthChecked(payload)));
+ */
+export function depthChecked(payload: Readable & { receivedEncodedLength?: number }): Readable {
+  const gauge = new JsonDepthGauge();
+  const checked = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (gauge.write(chunk)) done(null, chunk);
+      else done(new BodyTooDeepError());
+    },
+  });
+  // A decompressing stream before this one says how many bytes came over the wire (Fastify
+  // compares them with Content-Length).
+  if (payload.receivedEncodedLength !== undefined) {
+    Object.defineProperty(checked, 'receivedEncodedLength', {
+      get: () => payload.receivedEncodedLength,
+    });
+  }
+  payload.on('error', (error) => checked.destroy(error));
+  // Whoever reads the body hears the error; for a request refused before its body is read, an
+  // error no one listens to would be an uncaught exception.
+  checked.on('error', () => undefined);
+  return payload.pipe(checked);
 }
 
 /**
@@ -192,15 +242,22 @@ export function toWebRequest(
   const parsedBody = parsedJsonBody(request);
   if (parsedBody !== undefined) return { request: new Request(url, init), parsedBody };
   if (hasBody) {
-    if (typeof body === 'string') init.body = body;
-    // A Buffer is a Uint8Array; typed the way the DOM's `BodyInit` accepts one.
-    else if (Buffer.isBuffer(body)) init.body = body as Uint8Array<ArrayBuffer>;
-    else if (!raw.readableEnded && raw.readable) {
-      init.body = Readable.toWeb(raw) as ReadableStream;
+    // Whoever reads the body gets it only as deep as `MAX_JSON_DEPTH`; a deeper one cannot be
+    // read (the SDK answers a parse error).
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      // A Buffer is a Uint8Array; typed the way the DOM's `BodyInit` accepts one.
+      init.body = jsonTextTooDeep(body) ? unreadable() : (body as string | Uint8Array<ArrayBuffer>);
+    } else if (!raw.readableEnded && raw.readable) {
+      init.body = Readable.toWeb(depthChecked(raw)) as ReadableStream;
       init.duplex = 'half';
     }
   }
   return { request: new Request(url, init) };
+}
+
+/** A body stream that fails at once, as a body too deep to read does. */
+function unreadable(): ReadableStream {
+  return new ReadableStream({ start: (controller) => controller.error(new BodyTooDeepError()) });
 }
 
 /** Writes a web `Response` (JSON or an SSE stream) to a Node response. */

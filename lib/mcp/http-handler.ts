@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { AsyncSlot } from '../core/async-slot.js';
 import type { ToolLogger } from '../core/hooks.js';
+import { JsonDepthGauge } from '../core/json-depth.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolContext } from '../core/types.js';
 import { resolveMcpEndpointOptions, type McpEndpointOptions } from './endpoint-options.js';
 import { McpHttpEndpoint, type RequestScope } from './http-endpoint.js';
 import {
   abortedOnDisconnect,
+  BODY_TOO_DEEP_MESSAGE,
   jsonRpcError,
   toWebRequest,
   writeWebResponse,
@@ -78,7 +80,7 @@ export function createMcpHttpHandler(
   const resolved = resolveMcpEndpointOptions(options);
   // Not `console` itself: its `debug` would print a line per refused request to stdout.
   const logger = options.logger ?? {
-    error: (message: string, error?: unknown) => console.error(message, error),
+    error: (message: string, ...error: unknown[]) => console.error(message, ...error),
   };
   const scope: RequestScope = {
     run: (request, answer) => requests.run({ request: request as RequestStore['request'] }, answer),
@@ -122,6 +124,11 @@ export function createMcpHttpHandler(
             { connection: 'close' },
           );
         }
+        if (body === TOO_DEEP) {
+          return jsonRpcError(response, 400, ProtocolErrorCode.ParseError, BODY_TOO_DEEP_MESSAGE, {
+            connection: 'close',
+          });
+        }
         void endpoint.handle(withBody(request, body), response);
       },
       (error: unknown) => {
@@ -153,9 +160,16 @@ export function createMcpHttpHandler(
 }
 
 const TOO_LARGE = Symbol('tooLarge');
+const TOO_DEEP = Symbol('tooDeep');
 
-/** The body's bytes, or `TOO_LARGE` as soon as it passes `limit` (the rest is not read). */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE> {
+/**
+ * The body's bytes, or as soon as it passes `limit` `TOO_LARGE`, or as soon as it nests deeper
+ * than `MAX_JSON_DEPTH` `TOO_DEEP` (the rest is not read).
+ */
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+): Promise<Buffer | typeof TOO_LARGE | typeof TOO_DEEP> {
   const declared = Number(request.headers['content-length']);
   if (declared > limit) {
     request.resume();
@@ -163,14 +177,18 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer | typ
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    const gauge = new JsonDepthGauge();
     let size = 0;
+    const refuse = (reason: typeof TOO_LARGE | typeof TOO_DEEP) => {
+      request.removeAllListeners('data');
+      request.resume();
+      resolve(reason);
+    };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners('data');
-        request.resume();
-        resolve(TOO_LARGE);
-      } else chunks.push(chunk);
+      if (size > limit) refuse(TOO_LARGE);
+      else if (!gauge.write(chunk)) refuse(TOO_DEEP);
+      else chunks.push(chunk);
     });
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);

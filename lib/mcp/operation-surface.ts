@@ -8,7 +8,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { invokerInternals } from '../core/compiled-tools.js';
-import { ToolError } from '../core/errors.js';
+import { isProgrammingError, ToolError } from '../core/errors.js';
 import { listsPerCaller } from '../core/listing.js';
 import { drive, isThenable } from '../core/maybe-async.js';
 import type { CallerSignal } from '../core/handler-wait.js';
@@ -17,6 +17,7 @@ import type { InvokeOptions, ToolInvoker } from '../core/invoker.js';
 import type { OperationDescriptor, ResourceRead } from '../core/operations.js';
 import type { ToolFailure, ToolResult } from '../core/result.js';
 import type { ToolContext } from '../core/types.js';
+import { MAX_TEMPLATE_URI_LENGTH } from '../core/uri-template.js';
 
 /** The listing entries of a surface's resources, templates and prompts, prepared once. */
 interface Listings {
@@ -207,10 +208,10 @@ export class McpOperationSurface {
         signal,
         traceContext,
       });
-      if (reading === undefined) throw new ResourceNotFoundError(uri);
+      if (reading === undefined) throw resourceNotFound(uri);
       read = isThenable(reading) ? ((yield reading) as ToolResult<ResourceRead>) : reading;
     } catch (error) {
-      throw this.refusal(error, () => new ResourceNotFoundError(uri));
+      throw this.refusal(error, () => resourceNotFound(uri));
     }
     if (!read.ok) throw protocolError(read.error, uri);
     return { contents: read.data.contents };
@@ -248,11 +249,15 @@ export class McpOperationSurface {
     }
   }
 
-  /** The JSON-RPC error for what a read or get threw before its call could answer. */
+  /**
+   * The JSON-RPC error for what a read or get threw before its call could answer. A programming
+   * error of the application (a name its context resolver got wrong) is an internal error.
+   */
   private refusal(error: unknown, missing: (error: ToolError) => ProtocolError): ProtocolError {
     if (error instanceof ProtocolError) return error;
-    if (ToolError.is(error) && error.code === 'NOT_FOUND') return missing(error);
-    if (ToolError.is(error)) return protocolError(error);
+    if (ToolError.is(error) && !isProgrammingError(error)) {
+      return error.code === 'NOT_FOUND' ? missing(error) : protocolError(error);
+    }
     this.settings.logger.error('[toolwright] MCP request failed:', error);
     return new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
   }
@@ -266,12 +271,24 @@ export class McpOperationSurface {
  */
 function protocolError(failure: ToolFailure | ToolError, uri?: string): ProtocolError {
   const { code, message, retryable, hint } = failure;
-  if (code === 'NOT_FOUND' && uri !== undefined) return new ResourceNotFoundError(uri);
+  if (code === 'NOT_FOUND' && uri !== undefined) return resourceNotFound(uri);
   const data = { error: code, retryable, ...(hint !== undefined && { hint }) };
   return new ProtocolError(
     code === 'VALIDATION_ERROR' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
     message,
     data,
+  );
+}
+
+/**
+ * The SDK's answer to a URI nothing serves (`-32602`, the URI in its message and data). A URI
+ * longer than any template matches is answered alike without being repeated back.
+ */
+function resourceNotFound(uri: string): ProtocolError {
+  if (uri.length <= MAX_TEMPLATE_URI_LENGTH) return new ResourceNotFoundError(uri);
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Resource not found: the URI is longer than ${MAX_TEMPLATE_URI_LENGTH} characters.`,
   );
 }
 

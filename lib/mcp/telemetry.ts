@@ -11,6 +11,7 @@ import {
   type ToolTelemetry,
 } from '../core/telemetry.js';
 import type { HttpRequestLike } from './http-framing.js';
+import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.js';
 
 /** Where an MCP request came from, as the network attributes of its span record it. */
 export interface McpNetwork {
@@ -159,7 +160,12 @@ export class McpRequestSpan {
     const attributes: Attributes = { 'mcp.method.name': method };
     if (kind === 'tool') attributes['gen_ai.operation.name'] = 'execute_tool';
     if (known) attributes[nameKey] = target;
-    if (version !== undefined) attributes['mcp.protocol.version'] = version;
+    if (version !== undefined) {
+      // A version the server does not serve is the client's invention, recorded as `_OTHER`.
+      attributes['mcp.protocol.version'] = SERVED_PROTOCOL_VERSIONS.has(version)
+        ? version
+        : '_OTHER';
+    }
     if (network) {
       attributes['network.transport'] = network.transport;
       if (network.httpVersion !== undefined) {

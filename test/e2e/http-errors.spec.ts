@@ -1,8 +1,9 @@
 /**
  * What a REST route of the application answers when a tool call it makes fails, and what the
  * server logs: a `ToolError` answers its own status with the failure envelope, with no
- * configuration; a name the application's code misspelt is a 500 that lists nothing; an
- * unexpected failure is logged once, without the arguments or the context.
+ * configuration; a name the application's code misspelt (a `NOT_FOUND` marked a programming
+ * error) is a 500 that lists nothing, with the filter or without, and its suggestions are
+ * logged; an unexpected failure is logged once, without the arguments or the context.
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -172,12 +173,20 @@ describe.each(ADAPTERS)('a tool failure on a REST route (%s)', (adapter) => {
     const { get, logger } = await serve(apps, adapter);
     expect(await get('/typo')).toEqual({
       status: 500,
-      body: { statusCode: 500, message: 'Internal server error' },
+      body: { error: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', retryable: false },
     });
     const logged = logger.about('Unknown tool "billing_get_invoce"');
     expect(logged).toHaveLength(1);
     expect(logged[0].level).toBe('error');
     expect(String(logged[0].args[0])).toContain('Did you mean "billing_get_invoice"');
+  });
+
+  it('answers it with a 500 that lists nothing without the filter too (toolErrorFilter: false)', async () => {
+    const { get } = await serve(apps, adapter, { toolErrorFilter: false });
+    expect(await get('/typo')).toEqual({
+      status: 500,
+      body: { statusCode: 500, message: 'Internal server error' },
+    });
   });
 
   it('answers a name a caller chose (source: rest) with 404 and the closest names', async () => {

@@ -1,15 +1,17 @@
 /**
  * The MCP route's body handling as Nest serves the route: body errors answered as JSON-RPC
- * errors on that route only (global prefix, its exclusions and URI versioning applied), and the
- * route's own body limit (`mcp.maxBodyBytes`) while every other route keeps the application's.
+ * errors on that route only (global prefix, its exclusions and URI versioning applied), the
+ * route's own body limit (`mcp.maxBodyBytes`) while every other route keeps the application's,
+ * and its bound on nesting, checked on the bytes before anything parses them.
  */
 import 'reflect-metadata';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import {
   Body,
   Controller,
   Injectable,
   Post,
+  UnauthorizedException,
   type CanActivate,
   type ExecutionContext,
   VersioningType,
@@ -17,6 +19,8 @@ import {
   type ModuleMetadata,
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { MAX_JSON_DEPTH } from '../../lib/core/json-depth.js';
 import { McpEndpoint, ToolsModule, type McpOptions } from '../../lib/index.js';
 import { ADAPTERS, TestApps, type AdapterName, type AppOptions } from '../fixtures/apps.js';
 import { ACCEPT, LEGACY_VERSION, raw, type Answer } from '../fixtures/mcp-http.js';
@@ -357,6 +361,158 @@ describe.each(ADAPTERS)('the MCP route body limit (%s)', (adapter) => {
       status: 200,
       echoed: text,
       bodySeen: [undefined],
+    });
+  });
+});
+
+describe.each(ADAPTERS)('the MCP route body depth (%s)', (adapter) => {
+  const apps = new TestApps();
+  afterAll(() => apps.closeAll());
+
+  const TOO_DEEP = {
+    jsonrpc: '2.0',
+    error: {
+      code: -32700,
+      message: `Parse error: the body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+    },
+    id: null,
+  };
+
+  /** Brackets and a quote in a string, which count for nothing. */
+  const TEXT = 'a [{ " \\ string';
+
+  /**
+   * A `tools/call` of `tenancy_echo` whose body nests `depth` levels (the envelope three, an
+   * ignored argument the rest).
+   */
+  function nestedCall(depth: number): string {
+    const extra = depth - 3;
+    return (
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tenancy_echo",' +
+      `"arguments":{"text":${JSON.stringify(TEXT)},"extra":${'['.repeat(extra)}${']'.repeat(extra)}}}}`
+    );
+  }
+
+  /** Counts the requests the application's guard saw; it refuses those without an API key. */
+  function guarded() {
+    const seen = { guarded: 0 };
+    @Injectable()
+    class CountingGuard implements CanActivate {
+      canActivate(context: ExecutionContext) {
+        seen.guarded++;
+        const request = context.switchToHttp().getRequest<{ headers: Record<string, unknown> }>();
+        if (request.headers['x-api-key'] !== 'sesame') throw new UnauthorizedException();
+        return true;
+      }
+    }
+    return { seen, providers: [{ provide: APP_GUARD, useClass: CountingGuard }] };
+  }
+
+  it(`serves a body nested ${MAX_JSON_DEPTH} levels deep and refuses one level more with 400 and -32700, before the guard`, async () => {
+    const { seen, providers } = guarded();
+    const url = await listen(apps, adapter, { ...module(), providers });
+    const signed = (body: string) =>
+      raw(`${url}/mcp`, { method: 'POST', headers: { ...HEADERS, 'x-api-key': 'sesame' }, body });
+
+    const deepest = await signed(nestedCall(MAX_JSON_DEPTH));
+    expect({ status: deepest.status, echoed: echoedLength(deepest) }).toEqual({
+      status: 200,
+      echoed: TEXT.length,
+    });
+    expect(seen.guarded).toBe(1);
+
+    const deeper = await signed(nestedCall(MAX_JSON_DEPTH + 1));
+    expect({ status: deeper.status, body: json(deeper) }).toEqual({ status: 400, body: TOO_DEEP });
+    expect(seen.guarded).toBe(1);
+
+    // Sent in chunks, the depth is read across them.
+    const body = nestedCall(MAX_JSON_DEPTH + 1);
+    const chunked = await raw(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'x-api-key': 'sesame' },
+      body: [...body].reduce<string[]>((chunks, char, i) => {
+        if (i % 7 === 0) chunks.push('');
+        chunks[chunks.length - 1] += char;
+        return chunks;
+      }, []),
+    });
+    expect({ status: chunked.status, body: json(chunked) }).toEqual({
+      status: 400,
+      body: TOO_DEEP,
+    });
+    expect(seen.guarded).toBe(1);
+  });
+
+  it('answers a deep body of a type no parser reads with 415, its depth error heard by no one, and serves the next', async () => {
+    const url = await listen(apps, adapter, module());
+    const unread = await raw(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'content-type': 'application/octet-stream' },
+      body: nestedCall(MAX_JSON_DEPTH * 4),
+    });
+    expect({ status: unread.status, code: json(unread).error?.code }).toEqual({
+      status: 415,
+      code: -32000,
+    });
+    const next = await post(`${url}/mcp`, nestedCall(4));
+    expect(echoedLength(next)).toBe(TEXT.length);
+  });
+
+  it('refuses a 4 MiB body nested two million deep, sent without credentials, without parsing it', async () => {
+    const { seen, providers } = guarded();
+    const url = await listen(apps, adapter, { ...module(), providers });
+    const pairs = (DEFAULT_MAX_BODY - nestedCall(3).length) / 2;
+    const body = nestedCall(3 + Math.floor(pairs));
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(DEFAULT_MAX_BODY);
+    expect(pairs).toBeGreaterThan(2_000_000);
+
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const answer = await post(`${url}/mcp`, body);
+      expect({ status: answer.status, body: json(answer) }).toEqual({
+        status: 400,
+        body: TOO_DEEP,
+      });
+      // Nothing parsed the body: no JSON.parse was given text as long as it.
+      const long = parse.mock.calls.filter(([text]) => String(text).length >= body.length / 2);
+      expect(long).toHaveLength(0);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(seen.guarded).toBe(0);
+
+    // The next request is served as usual (the guard answers it).
+    const unsigned = await post(`${url}/mcp`, nestedCall(4));
+    expect(unsigned.status).toBe(401);
+    expect(seen.guarded).toBe(1);
+  });
+});
+
+describe('the MCP route body depth without a JSON parser (express, bodyParser: false)', () => {
+  let app: INestApplication | undefined;
+  afterAll(() => app?.close());
+
+  it('the endpoint reads the body itself and refuses one nested too deep with 400 and -32700', async () => {
+    const moduleRef = await Test.createTestingModule(module()).compile();
+    app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    await app.listen(0, '127.0.0.1');
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    const call = (extra: string) =>
+      post(
+        `${url}/mcp`,
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tenancy_echo","arguments":{"text":"hi","extra":${extra}}}}`,
+      );
+
+    const served = await call('[[]]');
+    expect({ status: served.status, echoed: echoedLength(served) }).toEqual({
+      status: 200,
+      echoed: 2,
+    });
+    const deep = MAX_JSON_DEPTH - 3 + 1;
+    const refused = await call(`${'['.repeat(deep)}${']'.repeat(deep)}`);
+    expect({ status: refused.status, code: json(refused).error?.code }).toEqual({
+      status: 400,
+      code: -32700,
     });
   });
 });

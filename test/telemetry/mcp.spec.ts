@@ -808,6 +808,29 @@ describe('standalone createMcpHttpHandler on node:http', () => {
     });
   });
 
+  it('an initialize naming a version the server does not serve: _OTHER on the span and the metric', async () => {
+    const invented = '9999-12-31-made-up';
+    const answer = await post(
+      mcpUrl,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: invented, capabilities: {}, clientInfo: CLIENT_INFO },
+      }),
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    );
+    // The server answers with a version of its own.
+    expect(answer.messages?.at(-1)?.result?.protocolVersion).toBe(VERSION['v1 (2025)']);
+    const initialize = only(await telemetry.spans(), 'initialize');
+    expect(initialize.attributes['mcp.protocol.version']).toBe('_OTHER');
+    const points = (await telemetry.histograms()).get('mcp.server.operation.duration')!.points;
+    expect(points.map(({ attributes }) => attributes)).toEqual([
+      { ...mcpAttributes('initialize', '_OTHER'), 'network.protocol.name': 'http' },
+    ]);
+    expect(JSON.stringify([initialize.attributes, points])).not.toContain(invented);
+  });
+
   it('a direct-path JSON-RPC error (a listing whose context resolver fails): -32603 on the span', async () => {
     const logged: unknown[] = [];
     const guardedInvoker: CoreInvoker = createToolInvoker(
@@ -1137,6 +1160,39 @@ describe('serveStdio over an in-memory pair', () => {
       });
     },
   );
+
+  it('an initialize naming a version the server does not serve: _OTHER, then the negotiated version', async () => {
+    const { clientSide, server } = pair('v1 (2025)');
+    const received: any[] = [];
+    clientSide.onmessage = (message: unknown) => void received.push(message);
+    await clientSide.start();
+    const invented = `${'9'.repeat(64)}-made-up`;
+    try {
+      await clientSide.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: invented, capabilities: {}, clientInfo: CLIENT_INFO },
+      });
+      expect(await waitFor(() => received.length === 1)).toBe(true);
+      expect(received[0].result.protocolVersion).toBe(VERSION['v1 (2025)']);
+      await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await clientSide.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      expect(await waitFor(() => received.length === 2)).toBe(true);
+    } finally {
+      await clientSide.close();
+      await server.close();
+    }
+    const spans = await telemetry.spans();
+    expect(only(spans, 'initialize').attributes['mcp.protocol.version']).toBe('_OTHER');
+    expect(only(spans, 'tools/list').attributes['mcp.protocol.version']).toBe(VERSION['v1 (2025)']);
+    const points = (await telemetry.histograms()).get('mcp.server.operation.duration')!.points;
+    expect(points.map(({ attributes }) => attributes['mcp.protocol.version']).sort()).toEqual([
+      '2025-11-25',
+      '2025-11-25',
+      '_OTHER',
+    ]);
+  });
 
   it('a 2025-era connection: later requests carry the version negotiated at initialize', async () => {
     const { clientSide, server } = pair('v1 (2025)');

@@ -7,6 +7,7 @@ import {
   ToolError,
   type ToolHooks,
 } from '../../lib/core/index.js';
+import { isProgrammingError } from '../../lib/core/errors.js';
 import { compiledTool } from '../../lib/core/compiled-tools.js';
 import { defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool } from './support.js';
@@ -142,22 +143,60 @@ describe('invoke', () => {
     expect(onCallFinished).not.toHaveBeenCalled();
   });
 
-  it("rejects the application's own unknown name (source 'internal', the default) with a plain Error naming the closest tools, before any hook runs", async () => {
+  it("rejects the application's own unknown name (source 'internal', the default) with NOT_FOUND too, marked a programming error, before any hook runs", async () => {
     const hooks = spyHooks();
     const onCallFinished = jest.fn();
     const invoker = createToolInvoker(all, { hooks, onCallFinished });
     for (const source of [undefined, 'internal']) {
-      const call = invoker.invoke('billing_get_invoic', {}, { transport: 'AGENT', source });
-      await expect(call).rejects.toThrow(
-        new Error(
+      let caught: unknown;
+      await invoker
+        .invoke('billing_get_invoic', {}, { transport: 'AGENT', source })
+        .catch((error) => (caught = error));
+      expect(ToolError.is(caught)).toBe(true);
+      expect(caught).toMatchObject({
+        code: 'NOT_FOUND',
+        status: 404,
+        message:
           'Unknown tool "billing_get_invoic". Did you mean "billing_get_invoice", "billing_list_invoices", "billing_void_invoice"?',
-        ),
-      );
-      await expect(call).rejects.not.toBeInstanceOf(ToolError);
+        details: { name: 'billing_get_invoic', transport: 'AGENT' },
+      });
+      expect(isProgrammingError(caught)).toBe(true);
     }
+    // A caller's unknown name is no programming error.
+    const caller = await invoker
+      .invoke('billing_get_invoic', {}, { transport: 'AGENT', source: 'rest' })
+      .catch((error: unknown) => error);
+    expect(isProgrammingError(caller)).toBe(false);
     expect(hooks.beforeToolCall).not.toHaveBeenCalled();
     expect(hooks.onToolError).not.toHaveBeenCalled();
     expect(onCallFinished).not.toHaveBeenCalled();
+  });
+
+  it("answers INTERNAL_SERVER_ERROR, logged, when the application's own unknown name escapes a handler", async () => {
+    const logged: unknown[][] = [];
+    const logger = { error: (...args: unknown[]) => void logged.push(args), warn: () => {} };
+    const outer = defineRuntimeTool({
+      description: 'Calls a tool by a misspelt name',
+      identity: { serviceName: 'billing', action: 'outer', method: 'GET' },
+      input: z.object({}),
+      handler: () => invoker.invokeOrThrow('billing_get_invoic', {}, { transport: 'AGENT' }),
+    });
+    const invoker = createToolInvoker([...all, outer], { logger });
+    for (const source of ['mcp', 'internal']) {
+      expect(await invoker.invoke('billing_outer', {}, { transport: 'AGENT', source })).toEqual({
+        ok: false,
+        error: {
+          code: 'INTERNAL_SERVER_ERROR',
+          message: 'Internal server error',
+          retryable: false,
+        },
+      });
+    }
+    expect(logged).toHaveLength(2);
+    expect(String(logged[0][0])).toMatch(
+      /^\[toolwright\] Tool "billing_outer" failed unexpectedly/,
+    );
+    expect((logged[0][1] as Error).message).toMatch(/^Unknown tool "billing_get_invoic"/);
   });
 
   it('treats a tool not exposed on the transport as unknown for that call', async () => {
@@ -316,18 +355,21 @@ describe('invokeOrThrow', () => {
     expect((error as ToolError).cause).toBe(original);
   });
 
-  it("rejects a caller's unknown name with NOT_FOUND, and the application's own with an Error", async () => {
+  it("rejects an unknown name with NOT_FOUND, whoever chose it (the application's own marked a programming error)", async () => {
     const invoker = createToolInvoker(all);
-    await expect(
-      invoker.invokeOrThrow('nope', {}, { transport: 'MCP', source: 'mcp' }),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const own = invoker.invokeOrThrow('billing_get_invoic', {}, { transport: 'MCP' });
-    await expect(own).rejects.toThrow(
-      new Error(
+    const caller = invoker.invokeOrThrow('nope', {}, { transport: 'MCP', source: 'mcp' });
+    await expect(caller).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(isProgrammingError(await caller.catch((error: unknown) => error))).toBe(false);
+    const own = await invoker
+      .invokeOrThrow('billing_get_invoic', {}, { transport: 'MCP' })
+      .catch((error: unknown) => error);
+    expect(own).toBeInstanceOf(ToolError);
+    expect(own).toMatchObject({
+      code: 'NOT_FOUND',
+      message:
         'Unknown tool "billing_get_invoic". Did you mean "billing_get_invoice", "billing_list_invoices", "billing_void_invoice"?',
-      ),
-    );
-    await expect(own).rejects.not.toBeInstanceOf(ToolError);
+    });
+    expect(isProgrammingError(own)).toBe(true);
   });
 });
 

@@ -25,6 +25,7 @@ import {
   isRuntimeOperation,
   type Completer,
 } from '../../lib/core/operations.js';
+import { isProgrammingError } from '../../lib/core/errors.js';
 import { deferred } from '../fixtures/timing.js';
 import { makeLogger, makeTool } from './support.js';
 
@@ -663,13 +664,17 @@ describe('readResource', () => {
       }
     });
 
-    it('reject with a plain Error for the internal source (the default)', async () => {
+    it('reject with NOT_FOUND for the internal source (the default) too, marked a programming error', async () => {
       const invoker = createToolInvoker(resources());
       for (const options of [MCP, { ...MCP, source: 'internal' }]) {
         const error = await rejection(invoker.readResource('kb://nope', options));
-        expect(error).toBeInstanceOf(Error);
-        expect(ToolError.is(error)).toBe(false);
-        expect((error as Error).message).toBe('No resource at "kb://nope".');
+        expect(ToolError.is(error)).toBe(true);
+        expect(error).toMatchObject({
+          code: 'NOT_FOUND',
+          message: 'No resource at "kb://nope".',
+          details: { uri: 'kb://nope', transport: 'MCP' },
+        });
+        expect(isProgrammingError(error)).toBe(true);
       }
     });
 
@@ -873,11 +878,12 @@ describe('getPrompt', () => {
       });
     });
 
-    it('rejects with a plain Error for the internal source', async () => {
+    it('rejects with NOT_FOUND for the internal source too, marked a programming error', async () => {
       const error = await rejection(createToolInvoker([triage()]).getPrompt('nope', {}, MCP));
-      expect(error).toBeInstanceOf(Error);
-      expect(ToolError.is(error)).toBe(false);
+      expect(ToolError.is(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'NOT_FOUND', details: { name: 'nope' } });
       expect((error as Error).message).toMatch(/^Unknown prompt "nope"/);
+      expect(isProgrammingError(error)).toBe(true);
     });
 
     it("a tool's or a resource's name is no prompt, and a prompt's name no tool", async () => {

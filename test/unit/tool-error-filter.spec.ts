@@ -1,11 +1,14 @@
 /**
- * `ToolErrorFilter` outside HTTP: a WebSocket client gets the envelope as an `exception` event,
- * and in other contexts the error goes on to Nest's own handling (the filter answers nothing).
+ * `ToolErrorFilter` outside HTTP: a WebSocket client gets the envelope as an `exception` event
+ * (an internal error's for a name the application's own code got wrong), and in other contexts
+ * the error goes on to Nest's own handling (the filter answers nothing).
  */
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import { createToolInvoker } from '../../lib/core/index.js';
 import { ToolError, ToolErrorFilter } from '../../lib/index.js';
+import { makeTool } from './support.js';
 
 const error = new ToolError('NOT_FOUND', { message: 'No invoice inv_9.', hint: 'List first.' });
 
@@ -25,6 +28,29 @@ describe('ToolErrorFilter outside HTTP', () => {
           message: 'No invoice inv_9.',
           retryable: false,
           hint: 'List first.',
+        },
+      ],
+    ]);
+  });
+
+  it("emits an internal error's envelope for a name the application's own code got wrong", async () => {
+    const invoker = createToolInvoker([makeTool({ service: 'billing', action: 'get_invoice' })]);
+    const misspelt = (await invoker
+      .invoke('billing_get_invoic', {}, { transport: 'AGENT' })
+      .catch((caught: unknown) => caught)) as ToolError;
+    expect(misspelt.code).toBe('NOT_FOUND');
+    const emitted: unknown[][] = [];
+    const host = new ExecutionContextHost([{ emit: (...args: unknown[]) => emitted.push(args) }]);
+    host.setType('ws');
+    new ToolErrorFilter().catch(misspelt, host);
+    expect(emitted).toEqual([
+      [
+        'exception',
+        {
+          status: 'error',
+          error: 'INTERNAL_SERVER_ERROR',
+          message: 'Internal server error',
+          retryable: false,
         },
       ],
     ]);

@@ -1,8 +1,9 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from '@jest/globals';
 import { UriTemplate as SdkUriTemplate } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { ToolsConfigurationError } from '../../lib/core/index.js';
-import { UriTemplate } from '../../lib/core/uri-template.js';
+import { MAX_TEMPLATE_URI_LENGTH, UriTemplate } from '../../lib/core/uri-template.js';
 
 /**
  * lib/core's `UriTemplate.match` must answer exactly as the MCP SDK's: the URIs a resource
@@ -128,6 +129,44 @@ const arbitraryCase = fc.record({
   ),
 });
 
+/**
+ * A template whose variables meet, with at most one separator between them
+ * (`x://{name}.{ext}`, `x://{svc}-{day}`), and a URI made by writing values of separators and
+ * letters in their places, unencoded: most URIs split in several ways, and the match must pick
+ * the SDK's split.
+ */
+const SEPARATORS = ['', '.', '-', '/', ',', '&', '=', '?', '#'] as const;
+const AMBIGUOUS_CHARS = [...'ab.-/,&=?#'] as const;
+
+function rawExpansion({ operator, names }: GeneratedExpression, values: readonly string[]): string {
+  switch (operator) {
+    case '?':
+    case '&':
+      return `${operator}${names.map((name, index) => `${name}=${values[index]}`).join('&')}`;
+    case '+':
+      return values[0];
+    default:
+      return `${operator}${values[0]}`;
+  }
+}
+
+const ambiguousCase = fc
+  .array(
+    fc.record({
+      expression,
+      separator: fc.constantFrom(...SEPARATORS),
+      values: fc.array(fc.string({ unit: fc.constantFrom(...AMBIGUOUS_CHARS), maxLength: 5 }), {
+        minLength: 3,
+        maxLength: 3,
+      }),
+    }),
+    { minLength: 2, maxLength: 4 },
+  )
+  .map((parts) => ({
+    template: `x://${parts.map((part) => expressionText(part.expression) + part.separator).join('')}`,
+    uri: `x://${parts.map((part) => rawExpansion(part.expression, part.values) + part.separator).join('')}`,
+  }));
+
 // ---------------------------------------------------------------------------------------------
 
 describe('UriTemplate.match answers as the MCP SDK', () => {
@@ -170,6 +209,19 @@ describe('UriTemplate.match answers as the MCP SDK', () => {
     expect(matched).toBeLessThan(RUNS / 2);
   });
 
+  it('where variables meet, on URIs that split in several ways', () => {
+    let matched = 0;
+    fc.assert(
+      fc.property(ambiguousCase, ({ template: text, uri }) => {
+        const ours = lib(text, uri);
+        expect(ours).toEqual(sdk(text, uri));
+        if ((ours as { value?: unknown }).value) matched++;
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+    expect(matched).toBeGreaterThan(RUNS / 5);
+  });
+
   it('names the same variables as the SDK, in order', () => {
     fc.assert(
       fc.property(template, ({ text, names }) => {
@@ -197,6 +249,59 @@ describe('UriTemplate.match answers as the MCP SDK', () => {
       ),
       { numRuns: RUNS, seed: SEED },
     );
+  });
+});
+
+describe('UriTemplate: bounded matching', () => {
+  it.each([
+    ['files://{name}.{ext}', 'files://', 'report.v2', '.pdf', { name: 'report.v2', ext: 'pdf' }],
+    ['logs://{svc}-{day}', 'logs://', 'api-eu', '-2026', { svc: 'api-eu', day: '2026' }],
+  ])(
+    '%s matches a URI of MAX_TEMPLATE_URI_LENGTH characters, and none longer',
+    (text, head, middle, tail, expected) => {
+      const template = new UriTemplate(text);
+      expect(template.match(`${head}${middle}${tail}`)).toEqual(expected);
+      const fill = (length: number) =>
+        `${head}${middle}${'x'.repeat(length - head.length - middle.length - tail.length)}${tail}`;
+      const longest = fill(MAX_TEMPLATE_URI_LENGTH);
+      expect(longest).toHaveLength(MAX_TEMPLATE_URI_LENGTH);
+      expect(template.match(longest)).not.toBeNull();
+      // The text matches the template, as the SDK says; its length alone refuses it.
+      expect(new SdkUriTemplate(text).match(fill(MAX_TEMPLATE_URI_LENGTH + 1))).not.toBeNull();
+      expect(template.match(fill(MAX_TEMPLATE_URI_LENGTH + 1))).toBeNull();
+      expect(template.match(fill(1 << 20))).toBeNull();
+    },
+  );
+
+  it('matches adversarial URIs of the longest length without backtracking', () => {
+    // A regular expression of the SDK's shape backtracks through every way of splitting the URI
+    // between meeting variables: n² ways for two, n⁴ for four, which at this length would run
+    // for years. Here each match reads the URI once per part, so every one finishes long before
+    // the ceiling (the ceiling stops the script, rather than hanging the suite, if one did not).
+    const cases: Array<[template: string, filler: string, last: string]> = [
+      ['files://{name}.{ext}', 'a.', '/'],
+      ['logs://{svc}-{day}', '-', '/'],
+      ['x://{a}{b}{c}{d}', 'a', '/'],
+      ['x://{a*}{b*}.{c}', 'a,.', '/'],
+      ['x://{+a}{+b}{+c}', 'a', '\n'],
+      ['x://{?a,b,c}', 'b=&c=', '&'],
+    ];
+    const matched = cases.map(([text, filler, last]) => {
+      const head = text.slice(0, text.indexOf('{'));
+      const uri =
+        `${head}${filler.repeat(MAX_TEMPLATE_URI_LENGTH)}`.slice(0, MAX_TEMPLATE_URI_LENGTH - 1) +
+        last;
+      const template = new UriTemplate(text);
+      const match = runInNewContext(
+        'match(uri)',
+        { match: (s: string) => template.match(s), uri },
+        {
+          timeout: 20_000,
+        },
+      ) as unknown;
+      return match !== null;
+    });
+    expect(matched).toEqual(cases.map(() => false));
   });
 });
 

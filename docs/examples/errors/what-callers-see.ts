@@ -33,11 +33,10 @@ console.log(await call('seats_slow', {}));
 // { ok: false, error: { code: 'REQUEST_TIMEOUT',
 //   message: 'Tool "seats_slow" did not finish within 50 ms.', retryable: true } }
 
-// A name your own code got wrong is a bug: the promise rejects with a plain Error, nothing runs.
-await call('seats_reserv', {}).catch((error: Error) =>
-  console.log(ToolError.is(error), error.message),
-);
-// false Unknown tool "seats_reserv". Did you mean "seats_reserve"?
+// A name your own code got wrong is a bug: NOT_FOUND, nothing runs, and any request it
+// reaches (a REST route's, a tool call's) is answered as an internal error, listing no names.
+await call('seats_reserv', {}).catch((error: ToolError) => console.log(error.code, error.message));
+// NOT_FOUND Unknown tool "seats_reserv". Did you mean "seats_reserve"?
 
 // A name a remote caller chose (any source but 'internal') is NOT_FOUND, for that caller.
 await invoker

@@ -1,7 +1,16 @@
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isJsonText, jsonRpcError, jsonRpcErrorBody } from '../../mcp/http-framing.js';
+import { jsonTextTooDeep } from '../../core/json-depth.js';
+import {
+  BODY_TOO_DEEP_MESSAGE,
+  BodyTooDeepError,
+  depthChecked,
+  isJsonText,
+  jsonRpcError,
+  jsonRpcErrorBody,
+} from '../../mcp/http-framing.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
 import type { McpRoute, RouteMatching } from './mcp-route.js';
 
@@ -21,6 +30,11 @@ const INVALID_REQUEST: BodyRefusal = {
   status: 400,
   code: ProtocolErrorCode.InvalidRequest,
   message: 'Invalid Request: the body is not a JSON-RPC message.',
+};
+const TOO_DEEP: BodyRefusal = {
+  status: 400,
+  code: ProtocolErrorCode.ParseError,
+  message: BODY_TOO_DEEP_MESSAGE,
 };
 const TOO_LARGE: BodyRefusal = {
   status: 413,
@@ -45,6 +59,8 @@ export function bodyRefusal(error: unknown): BodyRefusal | undefined {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return PARSE_ERROR;
+    case BodyTooDeepError.type:
+      return TOO_DEEP;
     case 'entity.too.large':
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return TOO_LARGE;
@@ -92,7 +108,8 @@ type ExpressMiddleware = (
 
 /**
  * The MCP route reads bodies up to `maxBodyBytes`, whatever limit the application's JSON parser
- * has; every other route keeps the application's own.
+ * has, and nested no deeper than `MAX_JSON_DEPTH` (a deeper body is refused on its bytes, before
+ * it is parsed and before any guard runs); every other route keeps the application's own.
  *
  * Express: a JSON parser with limit `maxBodyBytes` parses the JSON requests to the MCP route in
  * place of the application's first JSON parser (Nest's, registered by `app.init()` just before
@@ -104,7 +121,8 @@ type ExpressMiddleware = (
  *
  * Fastify: the MCP route gets `bodyLimit: maxBodyBytes` as a route option (from an `onRoute`
  * hook, before Nest registers its routes), which Fastify applies instead of the adapter's
- * `bodyLimit` and of the limit of any content-type parser.
+ * `bodyLimit` and of the limit of any content-type parser, and a `preParsing` hook that reads
+ * the body's depth as it arrives.
  */
 function installBodyLimit(
   adapter: BodyHandlingAdapter,
@@ -126,8 +144,17 @@ function installBodyLimit(
     }
     const appParser = stack.find((layer) => layer?.handle?.name === 'jsonParser');
     if (!appParser) return;
-    // Every request this parser is given is a JSON request to the MCP route.
-    adapter.useBodyParser('json', rawBody, { limit: maxBodyBytes, type: () => true });
+    // Every request this parser is given is a JSON request to the MCP route. Its `verify` sees
+    // the bytes before they are parsed, and keeps them as `rawBody` with `mcp.rawBody` (Nest's
+    // own `rawBody` would replace the `verify`).
+    adapter.useBodyParser('json', false, {
+      limit: maxBodyBytes,
+      type: () => true,
+      verify: (request: { rawBody?: Buffer }, _response: unknown, body: Buffer) => {
+        if (rawBody) request.rawBody = body;
+        if (jsonTextTooDeep(body)) throw new BodyTooDeepError();
+      },
+    });
     const mcp = stack.pop()!.handle!;
     const app = appParser.handle!;
     appParser.handle = function jsonParser(request, response, next) {
@@ -136,10 +163,26 @@ function installBodyLimit(
         : app(request, response, next);
     };
   } else if (adapter.getType() === 'fastify') {
-    instance.addHook('onRoute', (options: { url?: string; bodyLimit?: number }) => {
-      if (route.isRoute(options.url)) options.bodyLimit = maxBodyBytes;
-    });
+    instance.addHook(
+      'onRoute',
+      (options: { url?: string; bodyLimit?: number; preParsing?: unknown }) => {
+        if (!route.isRoute(options.url)) return;
+        options.bodyLimit = maxBodyBytes;
+        const existing = options.preParsing === undefined ? [] : [options.preParsing].flat();
+        options.preParsing = [...existing, checkDepth];
+      },
+    );
   }
+}
+
+/** Fastify's `preParsing` hook of the MCP route: the body fails as soon as it nests too deep. */
+function checkDepth(
+  _request: unknown,
+  _reply: unknown,
+  payload: Readable,
+  done: (error: null, payload: Readable) => void,
+): void {
+  done(null, depthChecked(payload));
 }
 
 /**
