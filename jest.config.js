@@ -4,7 +4,8 @@ import { availableParallelism } from 'node:os';
 export default {
   // Two workers at least: Jest's default (one fewer than the cores) leaves one of two cores idle.
   maxWorkers: Math.max(2, availableParallelism() - 1),
-  testEnvironment: 'node',
+  // Node's environment, where an uncaught exception or unhandled rejection fails the test file.
+  testEnvironment: '<rootDir>/test/process-guard.environment.ts',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],

@@ -22,4 +22,19 @@ export const MESSAGES = {
   notReady: () =>
     'ToolInvoker is not ready: tools are compiled during app.init(). Call it after the application has initialised.',
   invalid: (message: string) => `Invalid tool configuration: ${message}`,
+  busUnreachable: (reason: string) =>
+    `The MCP endpoint could not subscribe to its instance bus: ${sentence(reason)} It serves ` +
+    `requests meanwhile (what must cross instances is refused or not heard) and subscribes as ` +
+    `soon as the bus answers. Set mcp.busRequired: true to refuse to start instead.`,
+  busRequired: (reason: string) =>
+    `The MCP endpoint could not subscribe to its instance bus, and mcp.busRequired is true: ` +
+    `${sentence(reason)} Make the bus reachable, or set mcp.busRequired: false to start ` +
+    `without it and subscribe once it answers.`,
+  busSubscribed: () =>
+    'The MCP endpoint subscribed to its instance bus: what other instances pass on reaches it again.',
 } as const;
+
+/** `text` ended with a full stop, whether it had one or not. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}

@@ -43,12 +43,18 @@ export interface RedisSubscriber {
  * a caller waiting on Redis must not wait for ever. The timer goes when the command settles.
  * An answer that came while the process was too busy to read it is no timeout: timers run
  * before the event loop reads its sockets, so the expired timer rejects only after they are
- * read (a `setImmediate`), and an answer read then has settled the command first.
+ * read (a `setImmediate`), and an answer read then has settled the command first. The error
+ * says why when `lastError` knows: the connection's last error (`connect ECONNREFUSED …`).
  */
-export function within<T>(ms: number, what: string, command: () => Promise<T>): Promise<T> {
+export function within<T>(
+  ms: number,
+  what: string,
+  command: () => Promise<T>,
+  lastError?: () => Error | undefined,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => setImmediate(() => reject(new Error(`Redis did not answer ${what} within ${ms} ms.`))),
+      () => setImmediate(() => reject(unanswered(ms, what, lastError?.()))),
       ms,
     );
     let pending: Promise<T>;
@@ -69,4 +75,10 @@ export function within<T>(ms: number, what: string, command: () => Promise<T>): 
       },
     );
   });
+}
+
+/** The error of a command Redis did not answer in time, with what kept it from answering. */
+function unanswered(ms: number, what: string, cause: Error | undefined): Error {
+  const why = cause ? ` (${cause.message})` : '';
+  return new Error(`Redis did not answer ${what} within ${ms} ms${why}.`, cause && { cause });
 }

@@ -1,6 +1,7 @@
 import {
   Inject,
   Injectable,
+  Logger,
   Module,
   type DynamicModule,
   type OnApplicationShutdown,
@@ -51,6 +52,7 @@ export interface HelpdeskAppOptions {
 }
 
 const SAMPLE_REDIS = Symbol('SAMPLE_REDIS');
+const redisLogger = new Logger('Redis');
 
 /** Closes the sample's Redis connection when the application shuts down. */
 @Injectable()
@@ -70,6 +72,9 @@ export class AppModule {
     const { oauth, requestStateKey, redisUrl } = options;
     const requestState = requestStateKey ? { requestState: { key: requestStateKey } } : {};
     const redis = redisUrl ? new Redis(redisUrl) : undefined;
+    // ioredis reconnects on its own; without a listener each failed attempt is printed as an
+    // unhandled error.
+    redis?.on('error', (error) => redisLogger.warn(error.message));
     // One Redis for the tasks and for what crosses instances; in memory without it.
     const shared = redis
       ? {

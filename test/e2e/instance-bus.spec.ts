@@ -1,8 +1,8 @@
 /**
  * The MCP endpoint's instance bus in a Nest application: taken from `mcp.bus` or from
- * `forRootAsync` as `mcpBus` (not both), subscribed at bootstrap (an application whose bus
- * cannot subscribe does not start), unsubscribed at close, and left alone by an application
- * context that serves no HTTP.
+ * `forRootAsync` as `mcpBus` (not both), subscribed at bootstrap (with `mcp.busRequired`, an
+ * application whose bus cannot subscribe does not start; see bus-at-startup.spec.ts for the
+ * default), unsubscribed at close, and left alone by an application context that serves no HTTP.
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -96,18 +96,21 @@ describe('the instance bus of a Nest application', () => {
     );
   });
 
-  it('a bus that cannot subscribe keeps the application from starting, with its reason', async () => {
+  it('with mcp.busRequired, a bus that cannot subscribe keeps the application from starting, with its reason', async () => {
     const unreachable: InstanceBus = {
       ...new InMemoryInstanceBus(),
       publish: () => Promise.resolve(),
       remember: () => Promise.resolve(),
       recall: () => Promise.resolve(undefined),
+      rememberIfAbsent: () => Promise.resolve(true),
       subscribe: () =>
         Promise.reject(new Error('Redis did not answer a SUBSCRIBE within 2000 ms.')),
     };
     await expect(
       apps.listen({
-        imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus: unreachable } })],
+        imports: [
+          ToolsModule.forRoot({ registry: [close], mcp: { bus: unreachable, busRequired: true } }),
+        ],
       }),
     ).rejects.toThrow('Redis did not answer a SUBSCRIBE within 2000 ms.');
   });
@@ -122,7 +125,9 @@ describe('the instance bus of a Nest application', () => {
       }
     })();
     await expect(
-      apps.listen({ imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus } })] }),
+      apps.listen({
+        imports: [ToolsModule.forRoot({ registry: [close], mcp: { bus, busRequired: true } })],
+      }),
     ).rejects.toThrow('Redis did not answer a SUBSCRIBE within 2000 ms.');
     expect(bus.record).toEqual(['+toolwright:mcp:cancellations', '-toolwright:mcp:cancellations']);
   });

@@ -1,10 +1,14 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { defineToolRegistry, ToolsModule } from 'toolwright';
 import { RedisInstanceBus, RedisTaskStore } from 'toolwright/redis';
 import { ReportTools } from './report.tools.js';
 
+const logger = new Logger('Redis');
 const redis = new Redis(process.env.REDIS_URL!);
+// ioredis reconnects on its own; without an `error` listener it prints each failed attempt
+// as an unhandled error, with its stack.
+redis.on('error', (error) => logger.warn(error.message));
 
 @Module({
   imports: [

@@ -87,9 +87,11 @@ export interface ToolsModuleOptions {
    * `mcp.bus`, which `forRoot` takes. Set one of them.
    *
    * @example
-   * useFactory: (config: ConfigService) => ({
-   *   mcpBus: new RedisInstanceBus({ redis: new Redis(config.getOrThrow('REDIS_URL')) }),
-   * })
+   * useFactory: (config: ConfigService) => {
+   *   const redis = new Redis(config.getOrThrow('REDIS_URL'));
+   *   redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
+   *   return { mcpBus: new RedisInstanceBus({ redis }) };
+   * }
    */
   mcpBus?: InstanceBus;
   /**

@@ -27,6 +27,18 @@ export interface McpOptions extends McpEndpointOptions {
    * @default false
    */
   rawBody?: boolean;
+  /**
+   * Refuse to start when the instance bus (`bus`, or `mcpBus`) cannot be reached at bootstrap:
+   * `app.init()` and `app.listen()` reject with a `ToolsConfigurationError`. By default the
+   * application starts all the same, logs one error, and subscribes as soon as the bus answers
+   * (trying again a second after each failed attempt); meanwhile what must cross instances is
+   * refused with a retryable error or not heard, as during an outage after startup.
+   * @default false
+   *
+   * @example
+   * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis }), busRequired: true } })
+   */
+  busRequired?: boolean;
 }
 
 /** The MCP options with every default filled in. */
@@ -34,6 +46,7 @@ export type ResolvedMcpOptions = ResolvedMcpEndpointOptions & {
   mount: boolean;
   path: string;
   rawBody: boolean;
+  busRequired: boolean;
 };
 
 /** The module's MCP options with every default filled in; `false` means "do not mount". */
@@ -43,6 +56,7 @@ export function resolveMcpOptions(mcp: McpOptions | false | undefined): Resolved
     mount: options.mount ?? true,
     path: options.path ?? '/mcp',
     rawBody: options.rawBody ?? false,
+    busRequired: options.busRequired ?? false,
     ...resolveMcpEndpointOptions(options),
   });
 }

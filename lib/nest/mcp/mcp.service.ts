@@ -22,8 +22,13 @@ import { TOOLS_MODULE_OPTIONS } from '../tools.constants.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
 import { MCP_AUTH } from './mcp-auth.js';
+import { detachedListener } from '../../core/detached.js';
 import { ToolsConfigurationError } from '../../core/errors.js';
 import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
+import { MESSAGES } from '../tools.messages.js';
+
+/** How long the endpoint waits after a failed attempt to subscribe to its bus before the next. */
+const BUS_RETRY_MS = 1000;
 
 /**
  * Serves MCP over HTTP for the endpoint controller, with the request captured for the context
@@ -36,6 +41,8 @@ export class McpService
 {
   private readonly logger = new Logger('ToolsMcp');
   private readonly endpoint: McpHttpEndpoint;
+  /** The next attempt to subscribe to a bus that did not answer at bootstrap. */
+  private resubscribe?: NodeJS.Timeout;
 
   constructor(
     @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
@@ -90,10 +97,21 @@ export class McpService
   /**
    * Prepares the endpoint in an application that serves HTTP, and subscribes to what other
    * instances pass on; an application context (the command line, a worker) serves no MCP, so
-   * it prepares nothing and warns of nothing.
+   * it prepares nothing and warns of nothing. A bus that does not answer fails the bootstrap
+   * with `mcp.busRequired`; otherwise it is logged once, and subscribed to once it answers.
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.adapterHost?.httpAdapter) await this.endpoint.listen();
+    if (!this.adapterHost?.httpAdapter) return;
+    try {
+      await this.endpoint.listen();
+    } catch (error) {
+      const reason = (error as Error)?.message ?? String(error);
+      if (this.options.busRequired) {
+        throw new ToolsConfigurationError(MESSAGES.busRequired(reason), { cause: error });
+      }
+      this.logger.error(MESSAGES.busUnreachable(reason));
+      this.subscribeLater();
+    }
   }
 
   /**
@@ -101,6 +119,7 @@ export class McpService
    * on new requests are answered 503, rather than reaching an invoker that refuses their calls.
    */
   onModuleDestroy(): void {
+    this.stopSubscribing();
     this.endpoint.stopAccepting();
   }
 
@@ -110,10 +129,34 @@ export class McpService
    * `shutdownGraceMs`; then the SDK handler is closed.
    */
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopSubscribing();
     this.endpoint.stopAccepting();
     const deadline = Date.now() + (this.toolsOptions.shutdownGraceMs ?? 10_000);
     await this.invoker.beforeApplicationShutdown();
     await this.endpoint.close(Math.max(0, deadline - Date.now()));
+  }
+
+  /** Tries the bus again in a moment, quietly, until it answers or the application stops. */
+  private subscribeLater(): void {
+    const attempt = setTimeout(
+      detachedListener(
+        async () => {
+          await this.endpoint.listen();
+          this.logger.log(MESSAGES.busSubscribed());
+        },
+        (error) => {
+          this.logger.debug(`MCP instance bus still unreachable: ${(error as Error)?.message}`);
+          if (this.resubscribe === attempt) this.subscribeLater();
+        },
+      ),
+      BUS_RETRY_MS,
+    ).unref();
+    this.resubscribe = attempt;
+  }
+
+  private stopSubscribing(): void {
+    clearTimeout(this.resubscribe);
+    this.resubscribe = undefined;
   }
 
   /** Answers one POST to the endpoint, whatever happens: it never throws and never rejects. */
