@@ -11,7 +11,9 @@ import { BoundedMap } from './bounded-map.js';
  * message to every listener of its channel on every instance, the publishing one included.
  *
  * @example
- * ToolsModule.forRoot({ mcp: { bus: new RedisInstanceBus({ redis: new Redis(process.env.REDIS_URL) }) } })
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
+ * ToolsModule.forRoot({ mcp: { bus: new RedisInstanceBus({ redis }) } })
  */
 export interface InstanceBus {
   /** Sends a message to every listener of the channel, on every instance. */
@@ -25,6 +27,12 @@ export interface InstanceBus {
   remember(key: string, value: string, ttlMs: number): Promise<void>;
   /** The value kept under a key, unless it expired. */
   recall(key: string): Promise<string | undefined>;
+  /**
+   * Keeps a value under a key for `ttlMs` unless one is kept there already, as one step every
+   * instance sees alike; resolves to whether it did. Of instances claiming one key at the same
+   * time, one gets `true`: what may be used once (a spent `requestState`) is claimed with it.
+   */
+  rememberIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
 }
 
 /**
@@ -82,5 +90,13 @@ export class InMemoryInstanceBus implements InstanceBus {
     if (entry === undefined || entry.expiresAt > Date.now()) return Promise.resolve(entry?.value);
     this.values.delete(key);
     return Promise.resolve(undefined);
+  }
+
+  rememberIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.values.get(key);
+    if (entry !== undefined && entry.expiresAt > Date.now()) return Promise.resolve(false);
+    this.values.delete(key);
+    this.values.set(key, { value, expiresAt: Date.now() + ttlMs });
+    return Promise.resolve(true);
   }
 }

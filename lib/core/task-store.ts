@@ -46,19 +46,37 @@ export interface TaskRecord {
  * `toolwright/redis` for several. An implementation keeps each task for its `ttlMs` from
  * creation, never changes a terminal task, and settles every promise within a bounded time.
  *
+ * A task's lease is kept apart from the rest of it: {@link TaskStore.renew} moves the lease
+ * alone, so that a renewal and a status write in flight at the same time never undo each
+ * other, and no write moves a lease back.
+ *
  * @example
- * ToolsModule.forRoot({ mcp: { tasks: { store: new RedisTaskStore({ redis: new Redis(process.env.REDIS_URL!) }) } } })
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
+ * ToolsModule.forRoot({ mcp: { tasks: { store: new RedisTaskStore({ redis }) } } })
  */
 export interface TaskStore {
-  /** Keeps a new task; resolves once every instance can read it. */
-  create(task: TaskRecord): Promise<void>;
+  /**
+   * Keeps a new task, unless its owner has `maxLive` live tasks already (neither terminal nor
+   * past their lease); resolves to whether it did, once every instance can read it. The count
+   * and the write are one step: instances creating tasks for one owner at the same time never
+   * pass the limit together.
+   */
+  create(task: TaskRecord, limits: { readonly maxLive: number }): Promise<boolean>;
   /** The task, unless its time is up or it never existed. */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
-   * Replaces a task that is not terminal with `next` (the same task, moved on). Resolves to
-   * whether it did: `false` when the task is terminal, gone, or never existed.
+   * Replaces a task that is not terminal with `next` (the same task, moved on), its lease
+   * excepted (see {@link renew}). Resolves to whether it did: `false` when the task is terminal,
+   * gone, or never existed.
    */
   update(next: TaskRecord): Promise<boolean>;
+  /**
+   * Moves the lease of a task that is not terminal on to `leaseUntil` (a lease renewed further
+   * already stays), and nothing else. Resolves to whether the task is still there to renew:
+   * `false` when it is terminal, gone, or never existed.
+   */
+  renew(task: TaskRecord, leaseUntil: number): Promise<boolean>;
   /**
    * An owner's tasks still kept, newest first, `limit` at a time; `cursor` is the
    * `nextCursor` of the page before. `undefined` for a cursor this store did not give.
@@ -81,13 +99,14 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly owners = new Map<string, Set<string>>();
   private nextSweep = 0;
 
-  create(task: TaskRecord): Promise<void> {
+  create(task: TaskRecord, { maxLive }: { readonly maxLive: number }): Promise<boolean> {
     this.sweep();
+    if (this.liveCount(task.owner) >= maxLive) return Promise.resolve(false);
     this.tasks.set(task.taskId, task);
     let owned = this.owners.get(task.owner);
     if (!owned) this.owners.set(task.owner, (owned = new Set()));
     owned.add(task.taskId);
-    return Promise.resolve();
+    return Promise.resolve(true);
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
@@ -97,7 +116,17 @@ export class InMemoryTaskStore implements TaskStore {
   update(next: TaskRecord): Promise<boolean> {
     const current = this.live(next.taskId);
     if (!current || isTerminal(current.status)) return Promise.resolve(false);
-    this.tasks.set(next.taskId, next);
+    this.tasks.set(next.taskId, {
+      ...next,
+      leaseUntil: Math.max(current.leaseUntil, next.leaseUntil),
+    });
+    return Promise.resolve(true);
+  }
+
+  renew(task: TaskRecord, leaseUntil: number): Promise<boolean> {
+    const current = this.live(task.taskId);
+    if (!current || isTerminal(current.status)) return Promise.resolve(false);
+    if (leaseUntil > current.leaseUntil) this.tasks.set(task.taskId, { ...current, leaseUntil });
     return Promise.resolve(true);
   }
 
@@ -117,6 +146,17 @@ export class InMemoryTaskStore implements TaskStore {
     }
     const more = ids.slice(index).some((id) => this.live(id));
     return Promise.resolve({ tasks, ...(more && { nextCursor: tasks.at(-1)!.taskId }) });
+  }
+
+  /** How many of an owner's tasks are live: kept, not terminal, and within their lease. */
+  private liveCount(owner: string): number {
+    const now = Date.now();
+    let live = 0;
+    for (const taskId of this.owners.get(owner) ?? []) {
+      const task = this.live(taskId);
+      if (task && !isTerminal(task.status) && task.leaseUntil > now) live++;
+    }
+    return live;
   }
 
   /** The task if it is still kept; one whose time is up is dropped. */

@@ -11,7 +11,11 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { inputPending, type ToolAnswer, type ToolAsk, type ToolQuestion } from '../core/asking.js';
+import { awaitedLater } from '../core/detached.js';
 import { ToolError } from '../core/errors.js';
+import { MAX_JSON_DEPTH, valueTooDeep } from '../core/json-depth.js';
+import type { ToolLogger } from '../core/hooks.js';
+import type { InstanceBus } from '../core/instance-bus.js';
 
 /** Options of the sealed `requestState` of multi round-trip input (the 2026-07-28 era). */
 export interface McpRequestStateOptions {
@@ -77,11 +81,18 @@ export function digest(value: unknown): string {
     .digest('base64url');
 }
 
+/** Where a spent state is noted on the instance bus, by its nonce. */
+const SPENT = 'toolwright:mcp:spent-state:';
+
 /**
  * Multi round-trip input for `tools/call` on the 2026-07-28 era, through the SDK's own support:
  * a handler's question ends the round with `resultType: "input_required"` and a `requestState`
  * sealed by `createRequestStateCodec`; the client answers on a new request, and the handler runs
  * again from the start, its earlier questions answered from the state.
+ *
+ * A state answers one round only: this instance remembers the states it took, and with an
+ * instance `bus` every instance does (the first to note a state on the bus takes it; a replay
+ * on another instance gets no answer from it and is refused).
  */
 export class McpAsking {
   private readonly codec: RequestStateCodec<AskState>;
@@ -91,7 +102,11 @@ export class McpAsking {
   /** Whether the key was made by this process (a warning is due when requests may reach others). */
   readonly ownKey: boolean;
 
-  constructor(options: McpRequestStateOptions = {}) {
+  constructor(
+    options: McpRequestStateOptions = {},
+    private readonly bus?: InstanceBus,
+    private readonly logger: Pick<ToolLogger, 'error'> = console,
+  ) {
     this.ttlSeconds = options.ttlSeconds ?? 600;
     this.ownKey = options.key === undefined;
     this.codec = createRequestStateCodec<AskState>({
@@ -106,9 +121,12 @@ export class McpAsking {
 
   /**
    * Marks a state used once the round it opens is checked (so that a state sent by the wrong
-   * caller, or with other arguments, does not spend it); a state used already is refused.
+   * caller, or with other arguments, does not spend it); a state this instance took already is
+   * refused at once. With a bus, resolves once the state is noted as spent there, and rejects
+   * when another instance took it first (`-32602`) or the bus cannot say (`-32603`); without
+   * one, returns nothing.
    */
-  private claim(nonce: string): void {
+  private claim(nonce: string): Promise<void> | undefined {
     const now = Date.now();
     // Every state lives as long: the oldest expire first, and the scan stops at the first alive.
     for (const [seen, expires] of this.used) {
@@ -116,7 +134,25 @@ export class McpAsking {
       this.used.delete(seen);
     }
     if (this.used.has(nonce)) throw invalidState();
-    this.used.set(nonce, now + this.ttlSeconds * 1000);
+    const ttlMs = this.ttlSeconds * 1000;
+    this.used.set(nonce, now + ttlMs);
+    return this.bus?.rememberIfAbsent(SPENT + nonce, '1', ttlMs).then(
+      (first) => {
+        if (!first) throw invalidState();
+      },
+      (error: unknown) => {
+        // Not spent: a retry may take it, once the bus answers.
+        this.used.delete(nonce);
+        this.logger.error(
+          '[toolwright] MCP: the instance bus could not note a spent requestState:',
+          error,
+        );
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'The requestState could not be checked; retry the request.',
+        );
+      },
+    );
   }
 
   /** Refuses a `requestState` sent with a call of a tool that asks nothing: it belongs elsewhere. */
@@ -142,6 +178,11 @@ export class McpAskRound {
   private open?: { question: ToolQuestion; digest: string };
   /** The handler asked something else than the state answers: the round is refused. */
   private stale = false;
+  /**
+   * Settles once the state is known to be spent by this round alone (see `McpAsking.claim`):
+   * its answers are given only then, and the round is refused when it rejects.
+   */
+  private readonly spent?: Promise<void>;
   private next = 0;
   /** Undefined when the client declared no elicitation capability: questions then fail the call. */
   readonly ask?: ToolAsk;
@@ -152,8 +193,10 @@ export class McpAskRound {
     private readonly tool: string,
     args: unknown,
     private readonly caller: string,
-    claim: (nonce: string) => void,
+    claim: (nonce: string) => Promise<void> | undefined,
   ) {
+    // A digest is a JSON text: arguments deeper than any schema reads are refused first.
+    if (valueTooDeep(args)) throw argumentsTooDeep();
     this.argsDigest = digest(args ?? {});
     const state = ctx.mcpReq.requestState?.<AskState>();
     if (state !== undefined) {
@@ -170,7 +213,9 @@ export class McpAskRound {
       ) {
         throw invalidState();
       }
-      claim(state.nonce);
+      const spent = claim(state.nonce);
+      // Awaited by the handler's first question, or by the end of the round, whichever comes.
+      if (spent) this.spent = awaitedLater(spent);
       this.asked.push(...state.asked);
       const view = inputResponse(ctx.mcpReq.inputResponses, keyOf(state.asked.length - 1));
       // No answer to the open question counts as the user cancelling it.
@@ -190,7 +235,7 @@ export class McpAskRound {
     if (capabilities?.elicitation !== undefined) this.ask = (question) => this.answer(question);
   }
 
-  private answer(question: ToolQuestion): ToolAnswer {
+  private answer(question: ToolQuestion): ToolAnswer | Promise<ToolAnswer> {
     const index = this.next++;
     const asked = digest(
       question.kind === 'confirm'
@@ -198,7 +243,10 @@ export class McpAskRound {
         : ['elicit', question.message, question.requestedSchema],
     );
     if (index < this.answers.length) {
-      if (this.asked[index] === asked) return this.answers[index];
+      if (this.asked[index] === asked) {
+        const answer = this.answers[index];
+        return this.spent ? this.spent.then(() => answer, refusedAnswers) : answer;
+      }
       // The handler asked something else this time: the state answers another question.
       this.stale = true;
       throw new ToolError('BAD_REQUEST', {
@@ -210,10 +258,23 @@ export class McpAskRound {
   }
 
   /**
+   * Resolves once the round's state is known to be spent by this round alone (at once without a
+   * bus, or for a first round); rejects with the SDK's `-32602` when another instance took it,
+   * and `-32603` when the bus could not say. Awaited before the handler runs, so that a replay
+   * is refused before anything of it runs again.
+   */
+  taken(): Promise<void> {
+    return this.spent ?? Promise.resolve();
+  }
+
+  /**
    * The `input_required` result of a round that ended on an open question, or `undefined`.
-   * Throws the SDK's `-32602` when the state answered other questions than the handler asked.
+   * Throws the SDK's `-32602` when the state answered other questions than the handler asked,
+   * or was spent by another round (on another instance), and `-32603` when the bus could not
+   * say whether it was.
    */
   async inputRequired(): Promise<InputRequiredResult | undefined> {
+    await this.spent;
     if (this.stale) throw invalidState();
     const open = this.open;
     if (!open) return undefined;
@@ -234,6 +295,22 @@ export class McpAskRound {
       requestState: await this.codec.mint(state, this.ctx),
     });
   }
+}
+
+/** What a handler's question gets from a state another round spent: the round is refused. */
+function refusedAnswers(): never {
+  throw new ToolError('BAD_REQUEST', {
+    message:
+      'The answers sent cannot be used: their requestState was used already, or could not be checked.',
+  });
+}
+
+/** The `-32602` for arguments nested deeper than `MAX_JSON_DEPTH`, which no round can carry. */
+function argumentsTooDeep(): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Invalid params: the arguments nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+  );
 }
 
 /** The key of the n-th question of a call in `inputRequests` and `inputResponses`. */

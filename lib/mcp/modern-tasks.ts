@@ -39,11 +39,17 @@ export function modernTask(task: TaskRecord): Record<string, unknown> {
   return { ...taskTimes(task), ttlMs: task.ttlMs, pollIntervalMs: task.pollIntervalMs };
 }
 
-/** A task with what its status carries: the result, the error, or the questions it waits on. */
+/**
+ * A task with what its status carries: the result, the error, or the questions it waits on.
+ * The result is the call's, a 2026-07-28 result: it says its `resultType`, which the revision
+ * makes a MUST for every result (a client checks the inlined one as it would the call's own).
+ */
 function detailedTask(task: TaskRecord): Record<string, unknown> {
   return {
     ...modernTask(task),
-    ...(task.status === 'completed' && { result: task.result }),
+    ...(task.status === 'completed' && {
+      result: { ...(task.result as Record<string, unknown>), resultType: 'complete' },
+    }),
     ...(task.status === 'failed' && task.error && { error: task.error }),
     ...(task.status === 'input_required' && { inputRequests: task.inputRequests ?? {} }),
   };
@@ -56,22 +62,26 @@ function detailedTask(task: TaskRecord): Record<string, unknown> {
  * client that did not declare the extension (`-32021`) and answers only the caller that
  * created the task (`-32602` for anyone else, as for no task at all).
  */
-export function registerModernTasks(server: Server, tasks: McpTasks, owner: () => string): void {
+export function registerModernTasks(
+  server: Server,
+  tasks: McpTasks,
+  owner: () => Promise<string>,
+): void {
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
     if (!declaresTasks(ctx)) throw missingTasksCapability();
-    const task = await tasks.get(owner(), taskId);
+    const task = await tasks.get(await owner(), taskId);
     if (!task) throw notFound();
     return { resultType: 'complete', ...detailedTask(task) };
   });
   server.setRequestHandler('tasks/update', { params: TaskParams }, async ({ taskId }, ctx) => {
     if (!declaresTasks(ctx)) throw missingTasksCapability();
     // The SDK lifts `inputResponses` out of the params, as for a multi round-trip request.
-    await tasks.answer(owner(), taskId, ctx.mcpReq.inputResponses ?? {});
+    await tasks.answer(await owner(), taskId, ctx.mcpReq.inputResponses ?? {});
     return { resultType: 'complete' };
   });
   server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
     if (!declaresTasks(ctx)) throw missingTasksCapability();
-    await tasks.cancel(owner(), taskId);
+    await tasks.cancel(await owner(), taskId);
     return { resultType: 'complete' };
   });
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ToolAsk, ToolQuestion } from '../core/asking.js';
+import { attempt, detachedListener, type DetachedFailure } from '../core/detached.js';
 import type { ToolLogger } from '../core/hooks.js';
-import { answerOf } from './legacy-elicitation.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import {
   InMemoryTaskStore,
@@ -11,10 +11,15 @@ import {
   type TaskStatus,
   type TaskStore,
 } from '../core/task-store.js';
+import { TaskExecution, type TaskExecutionSettings, type TaskRun } from './task-execution.js';
+import { waitUntil } from './wait-until.js';
+
+export type { TaskChange, TaskOutcome, TaskRun } from './task-execution.js';
 
 /**
  * How the endpoint keeps MCP tasks (the calls of tools that declare `task`): where, for how
- * long, how often clients should poll, and how long an instance vouches for a task it runs.
+ * long, how often clients should poll, how long an instance vouches for a task it runs, and
+ * how much one caller may hold (live tasks, time, result size).
  *
  * @example
  * ToolsModule.forRoot({ mcp: { tasks: { store: new RedisTaskStore({ redis }), ttlMs: 3_600_000 } } })
@@ -27,7 +32,10 @@ export interface McpTaskOptions {
    * for another time (cut to `maxTtlMs`). @default 3_600_000 (1 h)
    */
   ttlMs?: number;
-  /** The most a 2025-era client may ask for. @default 86_400_000 (24 h) */
+  /**
+   * The most a 2025-era client may ask for: a longer time is cut to it (the task's `ttl` says
+   * so). @default the larger of `ttlMs` and 3_600_000 (1 h)
+   */
   maxTtlMs?: number;
   /** The polling interval clients are told. @default 1_000 */
   pollIntervalMs?: number;
@@ -36,24 +44,18 @@ export interface McpTaskOptions {
    * stopped is `failed` this long after its last renewal. @default 30_000
    */
   leaseMs?: number;
+  /**
+   * How many live tasks (working, or waiting for input) one caller may have at a time, on all
+   * instances together: one more is refused with `-32602` until one of them ends. @default 10
+   */
+  maxLiveTasks?: number;
+  /**
+   * The largest result a task keeps, in bytes of its JSON: a larger one fails the task with
+   * `-32603` ("The task's result is too large to keep") instead of being stored.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxResultBytes?: number;
 }
-
-/** What a task's run ends with: the request's result, or the JSON-RPC error it failed with. */
-export type TaskOutcome =
-  | { readonly status: 'completed' | 'failed'; readonly result: Record<string, unknown> }
-  | { readonly status: 'failed'; readonly error: TaskRecord['error'] & object };
-
-/**
- * A task's work, started by {@link McpTasks.start}: the task, its signal (aborted when it is
- * cancelled), a function that sets its status message, and its writer (one write at a time,
- * never over a terminal task), for {@link McpTasks.asker}.
- */
-export type TaskRun = (running: {
-  readonly task: TaskRecord;
-  readonly signal: AbortSignal;
-  readonly report: (message: string) => void;
-  readonly write: (next: (current: TaskRecord) => TaskRecord) => Promise<unknown>;
-}) => Promise<TaskOutcome>;
 
 /** What crosses instances about tasks: a cancellation, an end, answers to its questions. */
 type TaskMessage =
@@ -69,8 +71,8 @@ const STOPPED = 'The instance running the task stopped before it finished.';
 
 /**
  * The MCP tasks of an endpoint, whatever the era that serves them: a task is stored before its
- * handle is answered, runs here through the canonical runner (the surface's `run`), renews its
- * lease while it runs, and ends once in the store (a terminal task never changes). Any
+ * handle is answered, runs here through the canonical runner (the surface's `run`) as a
+ * {@link TaskExecution}, and ends once in the store (a terminal task never changes). Any
  * instance answers for any task of the store; only the caller that created a task sees it, and
  * another is told no such task exists. Cancelling reaches the instance running it over the bus.
  */
@@ -79,15 +81,15 @@ export class McpTasks {
   private readonly ttlMs: number;
   private readonly maxTtlMs: number;
   private readonly pollIntervalMs: number;
-  private readonly leaseMs: number;
+  private readonly maxLiveTasks: number;
+  /** What each task running here is run with. */
+  private readonly settings: TaskExecutionSettings;
   /** The tasks running here, by id. */
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, TaskExecution>();
   /** Who waits for a task to end (`tasks/result`), by id. */
   private readonly waiters = new Map<string, Set<() => void>>();
   /** The tasks running here, until each has stored how it ended. */
   private readonly executions = new Set<Promise<unknown>>();
-  /** The questions of the tasks running here, waiting for their answers: by task id and key. */
-  private readonly questions = new Map<string, (response: unknown) => void>();
 
   constructor(
     options: McpTaskOptions,
@@ -95,26 +97,44 @@ export class McpTasks {
     private readonly logger: Pick<ToolLogger, 'error'>,
   ) {
     this.store = options.store ?? new InMemoryTaskStore();
-    this.ttlMs = positive(options.ttlMs ?? 3_600_000, 'ttlMs');
-    this.maxTtlMs = positive(options.maxTtlMs ?? 86_400_000, 'maxTtlMs');
-    this.pollIntervalMs = positive(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
-    this.leaseMs = positive(options.leaseMs ?? 30_000, 'leaseMs');
+    this.ttlMs = whole(options.ttlMs ?? 3_600_000, 'ttlMs');
+    this.maxTtlMs = whole(options.maxTtlMs ?? Math.max(this.ttlMs, 3_600_000), 'maxTtlMs');
+    if (this.ttlMs > this.maxTtlMs) {
+      throw new Error(
+        `mcp.tasks.ttlMs (${this.ttlMs}) is longer than mcp.tasks.maxTtlMs (${this.maxTtlMs}): ` +
+          'raise maxTtlMs, or leave it out.',
+      );
+    }
+    this.pollIntervalMs = whole(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
+    this.maxLiveTasks = whole(options.maxLiveTasks ?? 10, 'maxLiveTasks', null);
+    this.settings = {
+      store: this.store,
+      leaseMs: whole(options.leaseMs ?? 30_000, 'leaseMs'),
+      maxResultBytes: whole(options.maxResultBytes ?? 1_048_576, 'maxResultBytes', 'bytes'),
+      logger,
+    };
   }
 
-  /** Starts hearing cancellations and ends from other instances; resolves to the function that stops. */
+  /**
+   * Starts hearing cancellations, ends and answers from other instances; resolves to the
+   * function that stops. A message that is not one of them is logged and dropped.
+   */
   listen(): Promise<() => Promise<void>> {
-    return this.bus.subscribe(CHANNEL, (text) => {
-      const message = JSON.parse(text) as TaskMessage;
-      if (message.kind === 'cancel') this.running.get(message.taskId)?.abort(cancelledReason());
-      else if (message.kind === 'input') this.deliver(message.taskId, message.responses);
-      else this.wake(message.taskId);
-    });
+    return this.bus.subscribe(
+      CHANNEL,
+      detachedListener(
+        (text: string) => this.hear(text),
+        this.failed('[toolwright] MCP: a task message from the bus could not be read:'),
+      ),
+    );
   }
 
   /**
    * Creates a task for the caller and starts `run` for it in this process; resolves to the
    * task once it is stored (any instance can read it then). `run` gets the task, its signal
-   * (aborted when the task is cancelled) and a function that sets its status message.
+   * (aborted when the task is cancelled) and a function that sets its status message. Rejects
+   * with `-32602` for a ttl that is not a positive number, and for a caller who has
+   * `maxLiveTasks` live tasks already; a ttl longer than `maxTtlMs` is cut to it.
    */
   async start(
     owner: string,
@@ -133,10 +153,18 @@ export class McpTasks {
       lastUpdatedAt: now,
       ttlMs: this.ttlOf(requestedTtlMs),
       pollIntervalMs: this.pollIntervalMs,
-      leaseUntil: now + this.leaseMs,
+      leaseUntil: now + this.settings.leaseMs,
       meta,
     };
-    await this.reach(() => this.store.create(task));
+    const maxLive = this.maxLiveTasks;
+    if (!(await this.reach(() => this.store.create(task, { maxLive })))) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Too many tasks: this caller has ${maxLive} tasks running already, the most it may ` +
+          'have. Wait for one to end, or cancel one, then call again.',
+        { reason: 'too_many_tasks', maxLiveTasks: maxLive },
+      );
+    }
     this.execute(task, run);
     return task;
   }
@@ -146,19 +174,7 @@ export class McpTasks {
     if (typeof taskId !== 'string') return undefined;
     const task = await this.reach(() => this.store.get(taskId));
     if (!task || task.owner !== owner) return undefined;
-    // Running here: this instance is alive whatever its last renewal says.
-    if (isTerminal(task.status) || task.leaseUntil > Date.now() || this.running.has(taskId)) {
-      return task;
-    }
-    const failed: TaskRecord = {
-      ...task,
-      status: 'failed',
-      statusMessage: STOPPED,
-      lastUpdatedAt: Date.now(),
-      error: { code: ProtocolErrorCode.InternalError, message: STOPPED },
-    };
-    if (await this.reach(() => this.store.update(failed))) return failed;
-    return this.reach(() => this.store.get(taskId));
+    return this.current(task);
   }
 
   /**
@@ -194,42 +210,19 @@ export class McpTasks {
   async answer(owner: string, taskId: unknown, responses: Record<string, unknown>): Promise<void> {
     const task = await this.get(owner, taskId);
     if (!task) throw notFound();
-    this.deliver(task.taskId, responses);
+    this.running.get(task.taskId)?.deliver(responses);
     await this.announce({ kind: 'input', taskId: task.taskId, responses });
   }
 
   /**
-   * How a task running here asks its client: the question becomes the task's `inputRequests`
-   * (status `input_required`) under a key never used before in it, and the answer arrives
-   * through {@link answer} on any instance. The wait ends with the task's signal.
+   * How a task running here asks its client (see {@link TaskExecution.asker}): the question
+   * becomes the task's `inputRequests`, and the answer arrives through {@link answer} on any
+   * instance.
    */
-  asker(
-    task: TaskRecord,
-    request: (question: ToolQuestion) => Record<string, unknown>,
-    write: (next: (current: TaskRecord) => TaskRecord) => Promise<unknown>,
-  ): ToolAsk {
-    let asked = 0;
-    return async (question, { signal }) => {
-      const key = `q${asked++}`;
-      const slot = questionSlot(task.taskId, key);
-      const answered = until<unknown>(signal, (settle) => {
-        this.questions.set(slot, settle);
-        return () => this.questions.delete(slot);
-      });
-      await write((current) => ({
-        ...current,
-        status: 'input_required',
-        inputRequests: { [key]: request(question) },
-        lastUpdatedAt: Date.now(),
-      }));
-      const response = await answered;
-      await write(({ inputRequests: _answered, ...current }) => ({
-        ...current,
-        status: 'working',
-        lastUpdatedAt: Date.now(),
-      }));
-      return answerOf(question, { result: response });
-    };
+  asker(task: TaskRecord, request: (question: ToolQuestion) => Record<string, unknown>): ToolAsk {
+    const execution = this.running.get(task.taskId);
+    if (!execution) throw new Error(`MCP task ${task.taskId} does not run on this instance.`);
+    return execution.asker(request);
   }
 
   /**
@@ -261,9 +254,43 @@ export class McpTasks {
     );
     if (!page) throw invalidCursor();
     const tasks = await Promise.all(
-      page.tasks.map((task) => this.get(owner, task.taskId).then((current) => current ?? task)),
+      page.tasks.map(async (task) => (await this.current(task)) ?? task),
     );
     return { tasks, ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) };
+  }
+
+  /**
+   * Resolves once every task running here has stored how it ended, or after `ms`, whichever
+   * comes first (a shutdown: the invoker has drained the calls, their ends are being written).
+   */
+  async idle(ms: number): Promise<void> {
+    if (this.executions.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.executions]),
+      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * A task as read, failed first (and for good) if the instance running it stopped vouching
+   * for it: its lease ran out, and it does not run here. `undefined` when it is gone meanwhile.
+   */
+  private async current(task: TaskRecord): Promise<TaskRecord | undefined> {
+    // Running here: this instance is alive whatever its last renewal says.
+    if (isTerminal(task.status) || task.leaseUntil > Date.now() || this.running.has(task.taskId)) {
+      return task;
+    }
+    const failed: TaskRecord = {
+      ...task,
+      status: 'failed',
+      statusMessage: STOPPED,
+      lastUpdatedAt: Date.now(),
+      error: { code: ProtocolErrorCode.InternalError, message: STOPPED },
+    };
+    if (await this.reach(() => this.store.update(failed))) return failed;
+    return this.reach(() => this.store.get(task.taskId));
   }
 
   /**
@@ -282,86 +309,43 @@ export class McpTasks {
     }
   }
 
-  /** Runs a stored task here: renews its lease while it runs, stores how it ended, tells waiters. */
+  /** Runs a stored task here as a {@link TaskExecution}, then tells the waiters it ended. */
   private execute(task: TaskRecord, run: TaskRun): void {
-    const controller = new AbortController();
-    this.running.set(task.taskId, controller);
-    let latest = task;
-    // One write at a time: a report or renewal while one is in flight is written after it.
-    let writing: Promise<unknown> = Promise.resolve();
-    const write = (next: (current: TaskRecord) => TaskRecord) => {
-      writing = writing.then(async () => {
-        const candidate = next(latest);
-        if (await this.store.update(candidate)) latest = candidate;
-      });
-      writing = writing.catch((error: unknown) =>
-        this.logger.error(`[toolwright] MCP task ${task.taskId} could not be updated:`, error),
-      );
-      return writing;
-    };
-    const renew = setInterval(
-      () => void write((current) => ({ ...current, leaseUntil: Date.now() + this.leaseMs })),
-      Math.max(1, Math.floor(this.leaseMs / 3)),
-    );
-    renew.unref?.();
-    const report = (message: string) =>
-      void write((current) => ({ ...current, statusMessage: message, lastUpdatedAt: Date.now() }));
-    // A JSON-RPC failure says what went wrong in the status message too, as the spec advises.
-    const ended = (outcome: TaskOutcome) =>
-      write((current) => ({
-        ...current,
-        ...outcome,
-        ...('error' in outcome && outcome.error && { statusMessage: outcome.error.message }),
-        lastUpdatedAt: Date.now(),
-      }));
-    const execution = run({ task, signal: controller.signal, report, write })
-      .catch((error: unknown): TaskOutcome => {
-        this.logger.error(`[toolwright] MCP task ${task.taskId} failed:`, error);
-        return failedWith(error);
-      })
-      .then(ended)
-      .finally(() => {
-        clearInterval(renew);
-        this.running.delete(task.taskId);
-        return this.announce({ kind: 'done', taskId: task.taskId });
-      })
-      .catch(() => undefined)
-      .finally(() => this.executions.delete(execution));
-    this.executions.add(execution);
+    const execution = new TaskExecution(task, this.settings);
+    this.running.set(task.taskId, execution);
+    // The callback is async, so `attempt` returns its promise: one that never rejects.
+    const ended = attempt(
+      async () => {
+        try {
+          await execution.run(run);
+        } finally {
+          this.running.delete(task.taskId);
+        }
+        await this.announce({ kind: 'done', taskId: task.taskId });
+      },
+      this.failed(`[toolwright] MCP task ${task.taskId} could not end:`),
+    )!;
+    this.executions.add(ended);
+    void ended.then(() => this.executions.delete(ended));
   }
 
-  /**
-   * Resolves once every task running here has stored how it ended, or after `ms`, whichever
-   * comes first (a shutdown: the invoker has drained the calls, their ends are being written).
-   */
-  async idle(ms: number): Promise<void> {
-    if (this.executions.size === 0) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.executions]),
-      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
-    ]);
-    clearTimeout(timer);
+  /** A message from the bus: a cancellation, answers, or an end (which wakes the waiters). */
+  private hear(text: string): void {
+    const message = JSON.parse(text) as TaskMessage;
+    if (message.kind === 'cancel') this.running.get(message.taskId)?.abort(cancelledReason());
+    else if (message.kind === 'input') this.running.get(message.taskId)?.deliver(message.responses);
+    else this.wake(message.taskId);
   }
 
   /** Tells every instance (this one included): its listeners wake or abort. Logged when it cannot. */
   private async announce(message: TaskMessage): Promise<void> {
     this.wake(message.taskId);
-    try {
-      await this.bus.publish(CHANNEL, JSON.stringify(message));
-    } catch (error) {
-      this.logger.error(
+    await attempt(
+      () => this.bus.publish(CHANNEL, JSON.stringify(message)),
+      this.failed(
         `[toolwright] MCP task ${message.taskId}: the bus did not take a ${message.kind}:`,
-        error,
-      );
-    }
-  }
-
-  /** Settles the questions of a task running here that these responses answer. */
-  private deliver(taskId: string, responses: Readonly<Record<string, unknown>>): void {
-    for (const [key, response] of Object.entries(responses)) {
-      this.questions.get(questionSlot(taskId, key))?.(response);
-    }
+      ),
+    );
   }
 
   private wake(taskId: string): void {
@@ -370,57 +354,40 @@ export class McpTasks {
 
   /** Resolves when the task may have moved on (woken, or the poll interval passed); rejects on `signal`. */
   private nextLook(taskId: string, signal: AbortSignal): Promise<void> {
-    return until<void>(signal, (settle) => {
-      const timer = setTimeout(settle, this.pollIntervalMs);
-      let waiters = this.waiters.get(taskId);
-      if (!waiters) this.waiters.set(taskId, (waiters = new Set()));
-      const own = waiters;
-      own.add(settle);
-      return () => {
-        clearTimeout(timer);
-        own.delete(settle);
-        if (own.size === 0 && this.waiters.get(taskId) === own) this.waiters.delete(taskId);
-      };
-    });
+    return waitUntil<void>(
+      signal,
+      (settle) => {
+        const timer = setTimeout(settle, this.pollIntervalMs);
+        let waiters = this.waiters.get(taskId);
+        if (!waiters) this.waiters.set(taskId, (waiters = new Set()));
+        const own = waiters;
+        own.add(settle);
+        return () => {
+          clearTimeout(timer);
+          own.delete(settle);
+          if (own.size === 0 && this.waiters.get(taskId) === own) this.waiters.delete(taskId);
+        };
+      },
+      this.failed(`[toolwright] MCP task ${taskId}: a wait for its end failed:`),
+    );
   }
 
+  /** The time a 2025-era client asks for, cut to `maxTtlMs`; `ttlMs` when it asks for none. */
   private ttlOf(requested: unknown): number {
+    if (requested === undefined) return this.ttlMs;
     if (typeof requested !== 'number' || !Number.isFinite(requested) || requested <= 0) {
-      return this.ttlMs;
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid task.ttl: expected a positive number of milliseconds, got ${JSON.stringify(requested)}.`,
+      );
     }
     return Math.min(Math.ceil(requested), this.maxTtlMs);
   }
-}
 
-/** Where a question of a task waits for its answer. */
-function questionSlot(taskId: string, key: string): string {
-  return `${taskId}\u0000${key}`;
-}
-
-/**
- * Waits until `subscribe`'s `settle` is called, or rejects with the signal's reason when it
- * aborts first. Every way out runs the unsubscribe `subscribe` returned and drops the listener.
- */
-function until<T>(
-  signal: AbortSignal,
-  subscribe: (settle: (value: T) => void) => () => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const end = () => {
-      unsubscribe();
-      signal.removeEventListener('abort', aborted);
-    };
-    const aborted = () => {
-      end();
-      reject(signal.reason);
-    };
-    const unsubscribe = subscribe((value) => {
-      end();
-      resolve(value);
-    });
-    signal.addEventListener('abort', aborted, { once: true });
-  });
+  /** Where a failure that has no request to go to is logged, after `context`. */
+  private failed(context: string): DetachedFailure {
+    return (error) => this.logger.error(context, error);
+  }
 }
 
 /** The task fields both eras share, for a wire task (`ttl`/`pollInterval` on 2025, `…Ms` on 2026). */
@@ -466,27 +433,14 @@ function cancelledReason(): Error {
   return reason;
 }
 
-/** A run that threw: the JSON-RPC error, the SDK's own words for what is not one. */
-function failedWith(error: unknown): TaskOutcome {
-  if (error instanceof ProtocolError) {
-    return {
-      status: 'failed',
-      error: {
-        code: error.code,
-        message: error.message,
-        ...(error.data !== undefined && { data: error.data }),
-      },
-    };
-  }
-  return {
-    status: 'failed',
-    error: { code: ProtocolErrorCode.InternalError, message: 'Internal error' },
-  };
-}
-
-function positive(value: number, name: string): number {
-  if (!(Number.isFinite(value) && value > 0)) {
-    throw new Error(`mcp.tasks.${name} must be a positive number of milliseconds, got ${value}.`);
+/**
+ * An option that must be a positive whole number (the 2026-07-28 revision sends times as
+ * integers); throws when the endpoint is made.
+ */
+function whole(value: number, name: string, unit: string | null = 'milliseconds'): number {
+  if (!(Number.isSafeInteger(value) && value > 0)) {
+    const of = unit === null ? '' : ` of ${unit}`;
+    throw new Error(`mcp.tasks.${name} must be a positive whole number${of}, got ${value}.`);
   }
   return value;
 }

@@ -1,15 +1,24 @@
+import { attempt, detached, ignore } from '../core/detached.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import { within, type RedisClient, type RedisSubscriber } from './redis-client.js';
 
 /** How a {@link RedisInstanceBus} reaches Redis. */
 export interface RedisInstanceBusOptions {
-  /** The application's client (`new Redis(url)` of `ioredis`); the bus opens one more connection from it for subscriptions. */
+  /**
+   * The application's client (`new Redis(url)` of `ioredis`, with an `error` listener of the
+   * application's); the bus opens one more connection from it for subscriptions, and listens
+   * to that one's errors itself.
+   */
   redis: RedisClient;
   /** Put before every channel and key, to keep applications that share a Redis apart. @default '' */
   prefix?: string;
   /** How long a command may wait for Redis (while it reconnects, say) before it fails. @default 2000 */
   commandTimeoutMs?: number;
-  /** Where a subscriber connection's errors go. @default console.error */
+  /**
+   * Where the bus's failures go: a listener that threw, a subscription that could not be
+   * restored, and the loss of its subscriber connection (once per outage, not once per attempt
+   * to reconnect). @default stderr
+   */
   onError?: (error: Error) => void;
 }
 
@@ -18,13 +27,18 @@ export interface RedisInstanceBusOptions {
  * as Redis keys that expire. Pub/sub delivers at most once: a message published while an
  * instance is disconnected from Redis does not reach it (a 2025-era client then sees its
  * cancellation ignored, or its question time out, as the spec allows). Every command fails
- * after `commandTimeoutMs` rather than wait for a Redis that is away.
+ * after `commandTimeoutMs` rather than wait for a Redis that is away; subscriptions are made
+ * again once it is back. A Nest application whose Redis is away at startup starts all the
+ * same, and subscribes once Redis answers (`mcp.busRequired` makes it refuse to start instead).
  *
  * @example
- * import Redis from 'ioredis';
+ * import { Redis } from 'ioredis';
  * import { RedisInstanceBus } from 'toolwright/redis';
  *
- * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis: new Redis(process.env.REDIS_URL!) }) } })
+ * const redis = new Redis(process.env.REDIS_URL!);
+ * // ioredis reconnects by itself; without a listener it prints each failed attempt as an unhandled error.
+ * redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
+ * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis }) } })
  */
 export class RedisInstanceBus implements InstanceBus {
   private readonly prefix: string;
@@ -36,6 +50,8 @@ export class RedisInstanceBus implements InstanceBus {
   >();
   /** The subscriber connection, while any channel has a listener. */
   private subscriber?: RedisSubscriber;
+  /** Its last error since it was last ready: why a SUBSCRIBE waiting for it gets no answer. */
+  private connectionError?: Error;
 
   constructor(private readonly options: RedisInstanceBusOptions) {
     this.prefix = options.prefix ?? '';
@@ -58,7 +74,12 @@ export class RedisInstanceBus implements InstanceBus {
     if (!subscription) {
       subscription = {
         listeners: new Set(),
-        subscribed: within(this.timeoutMs, 'a SUBSCRIBE', () => this.connection().subscribe(name)),
+        subscribed: within(
+          this.timeoutMs,
+          'a SUBSCRIBE',
+          () => this.connection().subscribe(name),
+          () => this.connectionError,
+        ),
       };
       this.channels.set(name, subscription);
     }
@@ -83,6 +104,19 @@ export class RedisInstanceBus implements InstanceBus {
     ).then(() => undefined);
   }
 
+  async rememberIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const kept = await within(this.timeoutMs, 'a SET NX', () =>
+      this.options.redis.eval(
+        "return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX')",
+        1,
+        this.prefix + key,
+        value,
+        Math.max(1, Math.ceil(ttlMs)),
+      ),
+    );
+    return kept !== null;
+  }
+
   async recall(key: string): Promise<string | undefined> {
     const value = await within(this.timeoutMs, 'a GET', () =>
       this.options.redis.get(this.prefix + key),
@@ -101,25 +135,43 @@ export class RedisInstanceBus implements InstanceBus {
       maxRetriesPerRequest: null,
       autoResubscribe: false,
     });
+    const failed = (error: unknown) => this.reportError(error);
+    this.connectionError = undefined;
     let lost = false;
+    // An outage is reported at its first error, not at each attempt to reconnect. Before the
+    // connection was ever ready nothing is reported: the SUBSCRIBE waiting for it fails with
+    // the error, to a caller that reports it.
+    let reported = true;
     subscriber.on('close', () => (lost = true));
     subscriber.on('ready', () => {
+      this.connectionError = undefined;
+      reported = false;
       if (!lost || this.channels.size === 0) return;
       lost = false;
-      subscriber.subscribe(...this.channels.keys()).catch((error: unknown) => {
-        if (this.subscriber === subscriber) this.reportError(error);
-      });
+      detached(
+        () => subscriber.subscribe(...this.channels.keys()),
+        (error) => {
+          if (this.subscriber === subscriber) failed(error);
+        },
+      );
     });
     subscriber.on('message', (channel, message) => {
       for (const listener of [...(this.channels.get(channel)?.listeners ?? [])]) {
-        try {
-          listener(message);
-        } catch (error) {
-          this.reportError(error);
-        }
+        void attempt(() => listener(message), failed);
       }
     });
-    subscriber.on('error', (error) => this.reportError(error));
+    subscriber.on('error', (error) => {
+      this.connectionError = error;
+      if (reported) return;
+      reported = true;
+      this.reportError(
+        new Error(
+          `lost its connection to Redis (${error.message}); it subscribes again once Redis answers.`,
+          { cause: error },
+        ),
+        { stack: false },
+      );
+    });
     return (this.subscriber = subscriber);
   }
 
@@ -136,16 +188,24 @@ export class RedisInstanceBus implements InstanceBus {
       this.subscriber = undefined;
       subscriber.disconnect();
     } else {
-      await within(this.timeoutMs, 'an UNSUBSCRIBE', () => subscriber.unsubscribe(name)).catch(
-        (error: unknown) => this.reportError(error),
-      );
+      await within(
+        this.timeoutMs,
+        'an UNSUBSCRIBE',
+        () => subscriber.unsubscribe(name),
+        () => this.connectionError,
+      ).catch((error: unknown) => this.reportError(error));
     }
   }
 
-  private reportError(error: unknown): void {
-    const report =
-      this.options.onError ??
-      ((failure: Error) => console.error('[toolwright] Redis instance bus:', failure));
-    report(error instanceof Error ? error : new Error(String(error)));
+  /**
+   * Hands a failure to `onError`, else prints it on stderr: with its stack, or as one line for
+   * an expected one (a lost connection). A reporter that throws is ignored.
+   */
+  private reportError(error: unknown, { stack = true } = {}): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    detached(() => {
+      if (this.options.onError) return this.options.onError(failure);
+      console.error('[toolwright] Redis instance bus:', stack ? failure : failure.message);
+    }, ignore);
   }
 }

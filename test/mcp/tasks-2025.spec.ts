@@ -17,7 +17,7 @@ import { createToolInvoker, defineRuntimeTool, InMemoryTaskStore } from '../../l
 import type { ToolCallEvent } from '../../lib/core/hooks.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { deferred, waitFor, type Deferred } from '../fixtures/timing.js';
-import { closeServer } from '../fixtures/mcp-http.js';
+import { closeServer, identifyByAuthorization } from '../fixtures/mcp-http.js';
 
 /** The exports waiting to be let go, by key; and what each run saw. */
 const gates = new Map<string, Deferred>();
@@ -75,7 +75,10 @@ beforeAll(async () => {
   const invoker = createToolInvoker([exportTickets, archive, confirmFirst, ping], {
     onCallFinished: (event) => ends.push(event),
   });
-  listener = createMcpHttpHandler(invoker, { tasks: { store, pollIntervalMs: 20 } });
+  listener = createMcpHttpHandler(invoker, {
+    identify: identifyByAuthorization,
+    tasks: { store, pollIntervalMs: 20 },
+  });
   await listener.ready();
   server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

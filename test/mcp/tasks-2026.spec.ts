@@ -5,15 +5,29 @@
  * runs as a task; `tasks/get` inlines the result once done, the error once failed, and the
  * questions while `input_required`; `tasks/update` answers them; `tasks/cancel` aborts the
  * handler; a client that did not declare the extension gets `-32021`; another caller gets
- * `-32602`.
+ * `-32602`. Every answer is checked against the extension's own schemas, as the official tasks
+ * client (`@modelcontextprotocol/ext-tasks`) reads them: a completed task's inlined result with
+ * them, as the 2026-07-28 revision's `CallToolResult` it is.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
+import {
+  CallToolResultV2Schema,
+  CancelTaskResultV2Schema,
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+  UpdateTaskResultV2Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import type { ToolCallEvent } from '../../lib/core/hooks.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
-import { closeServer, MODERN_META, rpc as rpcOf } from '../fixtures/mcp-http.js';
+import {
+  closeServer,
+  identifyByAuthorization,
+  MODERN_META,
+  rpc as rpcOf,
+} from '../fixtures/mcp-http.js';
 import { deferred, waitFor, type Deferred } from '../fixtures/timing.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -61,7 +75,10 @@ beforeAll(async () => {
   const invoker = createToolInvoker([exportTickets, archive], {
     onCallFinished: (event) => ends.push(event),
   });
-  listener = createMcpHttpHandler(invoker, { tasks: { pollIntervalMs: 25 } });
+  listener = createMcpHttpHandler(invoker, {
+    identify: identifyByAuthorization,
+    tasks: { pollIntervalMs: 25 },
+  });
   await listener.ready();
   server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -98,6 +115,29 @@ const rpc = (
 const start = (args: Record<string, unknown>, who = 'alice') =>
   rpc('tools/call', { name: 'reports_export', arguments: args }, { who });
 
+/** A schema of the extension, as the official client's codecs parse with it. */
+interface WireSchema {
+  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: unknown } };
+}
+
+/**
+ * Checks an answer as the official tasks client reads it: valid for the extension's schema,
+ * and nothing in it the schema does not describe.
+ */
+function expectWire(schema: WireSchema, answer: unknown): void {
+  const parsed = schema.safeParse(answer);
+  expect(parsed.error?.issues).toBeUndefined();
+  expect(parsed.data).toEqual(answer);
+}
+
+/** `tasks/get` of the task, checked as the official client reads it. */
+async function getTask(taskId: string, who = 'alice'): Promise<any> {
+  const { result, error } = await rpc('tasks/get', { taskId }, { who });
+  expect(error).toBeUndefined();
+  expectWire(GetTaskResultV2Schema, result);
+  return result;
+}
+
 describe('the tasks extension (2026-07-28)', () => {
   it('is discovered, and a declaring client gets a task handle for a tool that runs as one', async () => {
     const discovered = await rpc('server/discover', {});
@@ -116,6 +156,7 @@ describe('the tasks extension (2026-07-28)', () => {
       reports_archive: undefined,
     });
     const created = await start({ key: 'handle' });
+    expectWire(CreateTaskResultV2Schema, created.result);
     expect(created.result).toEqual({
       resultType: 'task',
       taskId: expect.stringMatching(/^[\w-]{32}$/),
@@ -133,22 +174,30 @@ describe('the tasks extension (2026-07-28)', () => {
   it('tasks/get: working with its status message, then completed with the result inlined', async () => {
     const { result } = await start({ key: 'poll' });
     expect(await waitFor(() => gates.has('poll'))).toBe(true);
-    const working = await rpc('tasks/get', { taskId: result.taskId });
-    expect(working.result).toMatchObject({
+    const working = await getTask(result.taskId);
+    expect(working).toEqual({
       resultType: 'complete',
       taskId: result.taskId,
       status: 'working',
       statusMessage: 'Reading tickets',
+      createdAt: result.createdAt,
+      lastUpdatedAt: expect.any(String),
+      ttlMs: 3_600_000,
+      pollIntervalMs: 25,
+      _meta: expect.any(Object),
     });
     gates.get('poll')!.resolve();
     let done: any;
     expect(
-      await waitFor(async () => {
-        done = (await rpc('tasks/get', { taskId: result.taskId })).result;
-        return done.status === 'completed';
-      }),
+      await waitFor(async () => (done = await getTask(result.taskId)).status === 'completed'),
     ).toBe(true);
-    expect(done.result).toMatchObject({ structuredContent: { rows: 42 } });
+    // The call's own result, as the revision says it: with its resultType.
+    expectWire(CallToolResultV2Schema, done.result);
+    expect(done.result).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: '{"rows":42}' }],
+      structuredContent: { rows: 42 },
+    });
     expect(ends.filter((event) => event.name === 'reports_export').length).toBeGreaterThan(0);
   });
 
@@ -158,17 +207,16 @@ describe('the tasks extension (2026-07-28)', () => {
     gates.get('broken')!.resolve();
     let done: any;
     expect(
-      await waitFor(async () => {
-        done = (await rpc('tasks/get', { taskId: result.taskId })).result;
-        return done.status !== 'working';
-      }),
+      await waitFor(async () => (done = await getTask(result.taskId)).status !== 'working'),
     ).toBe(true);
-    expect(done).toMatchObject({ status: 'completed', result: { isError: true } });
+    expect(done.status).toBe('completed');
+    expectWire(CallToolResultV2Schema, done.result);
+    expect(done.result).toMatchObject({ resultType: 'complete', isError: true });
   });
 
   it('asks through the task: input_required with its questions, answered by tasks/update', async () => {
     const { result } = await start({ key: 'asking', ask: true });
-    const poll = () => rpc('tasks/get', { taskId: result.taskId }).then((answer) => answer.result);
+    const poll = () => getTask(result.taskId);
     let task: any;
     expect(await waitFor(async () => (task = await poll()).status === 'input_required')).toBe(true);
     expect(task.inputRequests).toEqual({
@@ -178,9 +226,11 @@ describe('the tasks extension (2026-07-28)', () => {
       },
     });
     // An answer to a key the task does not wait on is ignored.
-    expect(
-      (await rpc('tasks/update', { taskId: result.taskId, inputResponses: { q9: {} } })).result,
-    ).toMatchObject({ resultType: 'complete' });
+    const ignored = await rpc('tasks/update', {
+      taskId: result.taskId,
+      inputResponses: { q9: {} },
+    });
+    expectWire(UpdateTaskResultV2Schema, ignored.result);
     await rpc('tasks/update', {
       taskId: result.taskId,
       inputResponses: { q0: { action: 'accept', content: {} } },
@@ -194,21 +244,24 @@ describe('the tasks extension (2026-07-28)', () => {
       inputResponses: { q1: { action: 'accept', content: { priority: 'high' } } },
     });
     expect(await waitFor(async () => (task = await poll()).status === 'completed')).toBe(true);
+    expectWire(CallToolResultV2Schema, task.result);
     expect(task.result.structuredContent).toEqual({ rows: 7, priority: 'high' });
   });
 
   it('tasks/cancel: acknowledged, the handler’s signal aborts, and the task stays cancelled', async () => {
     const { result } = await start({ key: 'cancel' });
     expect(await waitFor(() => gates.has('cancel'))).toBe(true);
-    expect((await rpc('tasks/cancel', { taskId: result.taskId })).result).toMatchObject({
-      resultType: 'complete',
-    });
+    const acknowledged = await rpc('tasks/cancel', { taskId: result.taskId });
+    expectWire(CancelTaskResultV2Schema, acknowledged.result);
     expect(await waitFor(() => aborted.has('cancel'))).toBe(true);
     gates.get('cancel')!.resolve();
-    expect((await rpc('tasks/get', { taskId: result.taskId })).result.status).toBe('cancelled');
+    expect((await getTask(result.taskId)).status).toBe('cancelled');
     // Cancelling a task that ended is acknowledged, and changes nothing.
-    expect((await rpc('tasks/cancel', { taskId: result.taskId })).result).toBeDefined();
-    expect((await rpc('tasks/get', { taskId: result.taskId })).result.status).toBe('cancelled');
+    expectWire(
+      CancelTaskResultV2Schema,
+      (await rpc('tasks/cancel', { taskId: result.taskId })).result,
+    );
+    expect((await getTask(result.taskId)).status).toBe('cancelled');
   });
 
   it('a client that did not declare the extension: a plain call, -32021 for a required task and every task method', async () => {

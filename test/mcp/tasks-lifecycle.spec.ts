@@ -37,7 +37,10 @@ describe('a shutdown with a task running', () => {
       }
     })();
     const invoker = createToolInvoker([hang]);
-    const listener = createMcpHttpHandler(invoker, { tasks: { store } });
+    const listener = createMcpHttpHandler(invoker, {
+      identify: () => 'operator',
+      tasks: { store },
+    });
     await listener.ready();
     const server = createServer(listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -72,8 +75,8 @@ describe('a task running here whose lease lapsed', () => {
   it('stays working: the instance running it is alive', async () => {
     // A store that keeps no renewal, as one that was too slow to take them.
     const store = new (class extends InMemoryTaskStore {
-      override async update(next: TaskRecord): Promise<boolean> {
-        return next.status === 'working' ? true : super.update(next);
+      override async renew(): Promise<boolean> {
+        return true;
       }
     })();
     const tasks = new McpTasks({ store, leaseMs: 5 }, new InMemoryInstanceBus(), console);
@@ -95,19 +98,43 @@ describe('a task running here whose lease lapsed', () => {
 });
 
 describe('task options that cannot work', () => {
+  const report = defineRuntimeTool({
+    description: 'Report (as a task)',
+    identity: { serviceName: 'reports', action: 'report', method: 'GET' },
+    input: z.object({}),
+    task: 'optional',
+    handler: () => ({}),
+  });
+  const endpoint = (tasks: Record<string, number>) => () =>
+    createMcpHttpHandler(createToolInvoker([report]), { tasks });
+
   it.each(['ttlMs', 'maxTtlMs', 'pollIntervalMs', 'leaseMs'] as const)(
-    'a %s that is not a positive number is refused when the endpoint is made',
+    'a %s that is not a positive whole number is refused when the endpoint is made',
     (option) => {
-      const report = defineRuntimeTool({
-        description: 'Report (as a task)',
-        identity: { serviceName: 'reports', action: 'report', method: 'GET' },
-        input: z.object({}),
-        task: 'optional',
-        handler: () => ({}),
-      });
-      expect(() =>
-        createMcpHttpHandler(createToolInvoker([report]), { tasks: { [option]: 0 } }),
-      ).toThrow(`mcp.tasks.${option} must be a positive number of milliseconds, got 0.`);
+      expect(endpoint({ [option]: 0 })).toThrow(
+        `mcp.tasks.${option} must be a positive whole number of milliseconds, got 0.`,
+      );
+      // The 2026-07-28 revision sends times as integers.
+      expect(endpoint({ [option]: 1500.5 })).toThrow(
+        `mcp.tasks.${option} must be a positive whole number of milliseconds, got 1500.5.`,
+      );
     },
   );
+
+  it('a limit that is not a positive whole number is refused when the endpoint is made', () => {
+    expect(endpoint({ maxLiveTasks: 0 })).toThrow(
+      'mcp.tasks.maxLiveTasks must be a positive whole number, got 0.',
+    );
+    expect(endpoint({ maxResultBytes: -1 })).toThrow(
+      'mcp.tasks.maxResultBytes must be a positive whole number of bytes, got -1.',
+    );
+  });
+
+  it('a default ttl longer than the most a client may ask for is refused', () => {
+    expect(endpoint({ ttlMs: 7_200_000, maxTtlMs: 3_600_000 })).toThrow(
+      'mcp.tasks.ttlMs (7200000) is longer than mcp.tasks.maxTtlMs (3600000): raise maxTtlMs, or leave it out.',
+    );
+    // Left out, the most follows a longer default.
+    expect(endpoint({ ttlMs: 7_200_000 })).not.toThrow();
+  });
 });

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
-import { closeServer, rpc } from '../fixtures/mcp-http.js';
+import { closeServer, identifyByAuthorization, rpc } from '../fixtures/mcp-http.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -40,6 +40,7 @@ beforeAll(async () => {
     handler: () => ({}),
   });
   listener = createMcpHttpHandler(createToolInvoker([hang]), {
+    identify: identifyByAuthorization,
     bus: new RedisInstanceBus({ redis: client, prefix: PREFIX }),
     tasks: { store: new RedisTaskStore({ redis: client, prefix: PREFIX }), leaseMs: LEASE_MS },
   });

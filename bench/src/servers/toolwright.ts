@@ -78,10 +78,16 @@ const importMs = performance.now() - setupStart - telemetryMs;
 
 const tasksMode = tasksModeFromEnv();
 
-/** The endpoint's `tasks` and `bus` options for the store `mode` names. */
+/**
+ * The endpoint's `tasks` and `bus` options for the store `mode` names. Every connection of the
+ * bench is one caller, whose live tasks may number as many as the connections.
+ */
 async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpEndpointOptions>> {
-  const polling = { pollIntervalMs: TASK_POLL_INTERVAL_MS };
-  if (mode === 'memory') return { tasks: { ...polling, store: new InMemoryTaskStore() } };
+  const polling = { pollIntervalMs: TASK_POLL_INTERVAL_MS, maxLiveTasks: 10_000 };
+  const caller = { identify: () => 'bench' };
+  if (mode === 'memory') {
+    return { ...caller, tasks: { ...polling, store: new InMemoryTaskStore() } };
+  }
   const url = process.env.REDIS_URL;
   if (!url) throw new Error('TASKS=redis needs REDIS_URL (redis://127.0.0.1:<port>).');
   const { Redis } = await import('ioredis');
@@ -89,7 +95,9 @@ async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpEndp
     libraryEntry('redis/index.js')
   )) as typeof ToolwrightRedis;
   const redis = new Redis(url);
+  redis.on('error', (error) => console.error(`Redis: ${error.message}`));
   return {
+    ...caller,
     tasks: { ...polling, store: new RedisTaskStore({ redis }) },
     bus: new RedisInstanceBus({ redis }),
   };
