@@ -1,6 +1,11 @@
 // The public surface of `toolwright/core`, listed by name: test/unit/public-surface.spec.ts
 // pins the runtime exports, so a change here is deliberate.
-export { ToolError, ToolsConfigurationError, TOOL_ERROR_STATUS } from './errors.js';
+export {
+  isProgrammingError,
+  ToolError,
+  ToolsConfigurationError,
+  TOOL_ERROR_STATUS,
+} from './errors.js';
 export type { ErrorMapper, ToolErrorCode, ToolErrorOptions, ValidationIssue } from './errors.js';
 export type { ToolErrorEnvelope, ToolFailure, ToolResult } from './result.js';
 export { presentationOf } from './presentation.js';
@@ -63,6 +68,7 @@ export type {
 } from './hooks.js';
 export { currentToolCall } from './call-context.js';
 export type { ToolPrincipal } from './principal.js';
+export { identifyByUserOrPrincipal, type IdentifyCaller } from './caller-identity.js';
 export type {
   ElicitationResult,
   ToolAnswer,

@@ -14,6 +14,8 @@ import type { ToolContext } from './types.js';
  * });
  */
 export interface ToolPrincipal {
+  /** The authorization server that issued the token (its `iss`), when it names one. */
+  readonly issuer?: string;
   /** The subject (`sub`) the token was issued for, when it names one. */
   readonly subject?: string;
   /** The OAuth client the token was issued to. */

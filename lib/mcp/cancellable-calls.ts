@@ -1,3 +1,4 @@
+import { ignore } from '../core/detached.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import { digest } from './asking.js';
 
@@ -18,6 +19,7 @@ export interface Abortable {
 
 /** The calls in flight under one caller and request id. */
 interface Entry {
+  /** The caller's identity (see `IdentifyCaller`). */
   readonly caller: string;
   readonly requestId: unknown;
   readonly controllers: Set<Abortable>;
@@ -26,14 +28,14 @@ interface Entry {
 /**
  * The 2025-era `tools/call` requests running in this process, so that a 2025-era
  * `notifications/cancelled` — which arrives as its own stateless HTTP request, perhaps on
- * another instance — can abort the call it names. Calls are keyed by the caller (credential and
- * address) and the JSON-RPC id. A cancellation for no call of this process is passed on over
- * the instance bus, and the instance running the call aborts it.
+ * another instance — can abort the call it names. Calls are keyed by the caller's identity
+ * and the JSON-RPC id; a call whose request names no caller cannot be cancelled this way (a
+ * cancellation from nobody could come from anybody). A cancellation for no call of this process
+ * is passed on over the instance bus, and the instance running the call aborts it.
  *
- * Two clients the server cannot tell apart (same credential, same address — e.g. behind one
- * proxy) number their requests independently, so their ids collide. When more than one call is
- * in flight under a key, a cancellation for it is ignored (the spec lets a receiver ignore one)
- * rather than risk stopping another client's call.
+ * Two clients of one identity (one user in two windows) number their requests independently,
+ * so their ids may collide. When more than one call is in flight under a key, a cancellation
+ * for it is ignored (the spec lets a receiver ignore one) rather than risk stopping the other.
  */
 export class CancellableCalls {
   private readonly calls = new Map<string, Entry>();
@@ -58,10 +60,27 @@ export class CancellableCalls {
   }
 
   /**
-   * Registers a call in flight, with what cancels it; returns the function that forgets it.
+   * Registers a call in flight under its caller's identity, once that is known, with what
+   * cancels it; returns the function that forgets it, whether or not the identity came first.
    * A call need not be registered before it waits on something: nothing else runs until then.
    */
-  track(caller: string, requestId: unknown, controller: Abortable): () => void {
+  track(
+    identity: Promise<string | undefined>,
+    requestId: unknown,
+    controller: Abortable,
+  ): () => void {
+    let forget: (() => void) | undefined;
+    let ended = false;
+    identity.then((caller) => {
+      if (!ended && caller !== undefined) forget = this.register(caller, requestId, controller);
+    }, ignore);
+    return () => {
+      ended = true;
+      forget?.();
+    };
+  }
+
+  private register(caller: string, requestId: unknown, controller: Abortable): () => void {
     const key = keyOf(caller, requestId);
     let entry = this.calls.get(key);
     if (!entry) this.calls.set(key, (entry = { caller, requestId, controllers: new Set() }));
@@ -78,9 +97,11 @@ export class CancellableCalls {
   /**
    * Aborts the caller's call with that id, if it is the only one of that key running here;
    * when none runs here, passes the cancellation on to the other instances. Resolves once
-   * done; rejects when the bus could not take it.
+   * done; rejects when the bus could not take it. A request that names no caller cancels
+   * nothing.
    */
-  cancel(caller: string, requestId: unknown, reason?: unknown): Promise<void> {
+  cancel(caller: string | undefined, requestId: unknown, reason?: unknown): Promise<void> {
+    if (caller === undefined) return Promise.resolve();
     const entry = this.calls.get(keyOf(caller, requestId));
     if (entry) {
       abortOnly(entry, reason);

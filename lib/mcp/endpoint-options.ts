@@ -1,4 +1,5 @@
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import { identifyByUserOrPrincipal, type IdentifyCaller } from '../core/caller-identity.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import type { McpRequestStateOptions } from './asking.js';
 import type { McpTaskOptions } from './tasks.js';
@@ -62,7 +63,9 @@ export interface McpEndpointOptions {
    * it in memory); several instances share one, e.g. `RedisInstanceBus` from `toolwright/redis`.
    *
    * @example
-   * createMcpHttpHandler(invoker, { bus: new RedisInstanceBus({ redis: new Redis(process.env.REDIS_URL) }) })
+   * const redis = new Redis(process.env.REDIS_URL!);
+   * redis.on('error', (error) => console.warn(`Redis: ${error.message}`));
+   * createMcpHttpHandler(invoker, { bus: new RedisInstanceBus({ redis }) })
    */
   bus?: InstanceBus;
   /**
@@ -74,6 +77,18 @@ export interface McpEndpointOptions {
    * createMcpHttpHandler(invoker, { tasks: { store: new RedisTaskStore({ redis }) }, bus: new RedisInstanceBus({ redis }) })
    */
   tasks?: McpTaskOptions;
+  /**
+   * Who is calling, when not signed in with `auth` (a signed-in caller is its token's issuer,
+   * subject and client), for what outlives one request: the tasks a caller created (only that caller
+   * sees them), a 2025-era client's cancellations, its answers to questions and its declared
+   * capabilities (each a request of its own, perhaps on another instance), and the binding of a
+   * 2026-era `requestState`. A request that names nobody gets no task and none of that 2025-era
+   * state (a clear error says to set this option or `auth`), never a bucket shared with other
+   * anonymous callers. The network address is never used.
+   * @default the `id`, `sub` or `userId` of `request.user`, else the principal the context
+   * resolver put in the request's context (`identifyByUserOrPrincipal`)
+   */
+  identify?: IdentifyCaller;
 }
 
 /** The endpoint options with every default filled in. */
@@ -111,5 +126,6 @@ export function resolveMcpEndpointOptions(
     maxBodyBytes,
     protocol,
     directAnswers: options.directAnswers ?? true,
+    identify: options.identify ?? identifyByUserOrPrincipal,
   });
 }

@@ -16,7 +16,6 @@ import { InMemoryInstanceBus, type InstanceBus } from '../core/instance-bus.js';
 import { missingScopes } from '../core/principal.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import { CancellableCalls } from './cancellable-calls.js';
-import { digest } from './asking.js';
 import { McpTasks } from './tasks.js';
 import { answerDirectly, directRequest, writeListAnswer } from './direct-answers.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
@@ -33,6 +32,8 @@ import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js'
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
 import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
 import { BoundedMap } from '../core/bounded-map.js';
+import { principalIdentity } from '../core/caller-identity.js';
+import type { ToolContext } from '../core/types.js';
 
 /** How many Host and Origin verdicts an endpoint remembers before it starts over. */
 const MAX_HEADER_VERDICTS = 256;
@@ -89,6 +90,8 @@ export class McpHttpEndpoint {
   private readonly allowsHost = (host: string | undefined) =>
     validateHostHeader(host, this.hosts).ok;
   private readonly allowsOrigin = (origin: string) => validateOriginHeader(origin, this.origins).ok;
+  /** Each request's caller identity, once asked for (see {@link identity}). */
+  private readonly identities = new WeakMap<object, Promise<string | undefined>>();
   /** The answers being written, so a shutdown lets them finish. */
   private readonly answering = new Drain();
   private closing = false;
@@ -119,8 +122,9 @@ export class McpHttpEndpoint {
             return verified && principalFromAuth(verified);
           },
         }),
-        cancellation: { caller: () => this.caller(), calls: this.cancellable, bus: this.bus },
-        ...(this.tasks && { tasks: { service: this.tasks, owner: () => this.owner() } }),
+        identity: () => this.identity(scope.current),
+        cancellation: { calls: this.cancellable, bus: this.bus },
+        ...(this.tasks && { tasks: { service: this.tasks } }),
         network: () => httpNetwork(scope.current),
         scaled: true,
       });
@@ -137,7 +141,8 @@ export class McpHttpEndpoint {
   /**
    * Prepares the endpoint and starts hearing what other instances pass on (2025-era
    * cancellations and answers, task cancellations, ends and answers); resolves once the bus
-   * subscriptions are in place. When one cannot subscribe, the others end and it rejects.
+   * subscriptions are in place. When one cannot subscribe, the others end and it rejects; a
+   * later call tries again.
    */
   listen(): Promise<void> {
     const { surface } = this.prepare();
@@ -150,6 +155,8 @@ export class McpHttpEndpoint {
       const failed = subscriptions.find((s) => s.status === 'rejected');
       if (!failed) return stops;
       await Promise.allSettled(stops.map((stop) => stop()));
+      // Nothing is left subscribed: the next listen() tries again.
+      this.listening = undefined;
       throw failed.reason;
     });
     return this.listening.then(() => undefined);
@@ -256,19 +263,37 @@ export class McpHttpEndpoint {
     }
     const { surface } = this.prepare();
     const { legacyElicitation } = surface;
-    if (legacyElicitation && options.protocol !== 'modern' && parsedBody !== undefined) {
-      // A 2025-era client answers a question with a POST of its own, which the SDK would drop.
-      const settled = legacyElicitation.settle(parsedBody, this.caller(request));
-      if (settled) {
-        return settled.then(
-          () => void target.writeHead(202).end(),
-          (error: unknown) => this.busFailed('answer', error, target),
-        );
-      }
-      const noted = legacyElicitation.remember(this.caller(request), parsedBody);
-      if (noted) return noted.then(() => this.answer(request, parsedBody, target));
+    if (
+      legacyElicitation &&
+      options.protocol !== 'modern' &&
+      legacyElicitation.concerns(parsedBody)
+    ) {
+      return this.legacyElicitationMessage(legacyElicitation, request, parsedBody, target);
     }
     return this.answer(request, parsedBody, target);
+  }
+
+  /**
+   * A 2025-era message elicitation keeps state for: an answer to a question (a POST of its own,
+   * which the SDK would drop) is settled and answered `202`; an `initialize` has its declared
+   * capability noted, then is answered as usual. Both under the caller's identity.
+   */
+  private async legacyElicitationMessage(
+    legacyElicitation: NonNullable<McpToolSurface['legacyElicitation']>,
+    request: HttpRequestLike,
+    body: unknown,
+    target: ServerResponse,
+  ): Promise<unknown> {
+    const caller = await this.identity(request);
+    const settled = legacyElicitation.settle(body, caller);
+    if (settled) {
+      return settled.then(
+        () => void target.writeHead(202).end(),
+        (error: unknown) => this.busFailed('answer', error, target),
+      );
+    }
+    await legacyElicitation.remember(caller, body);
+    return this.answer(request, body, target);
   }
 
   /** Answers a request that passed the checks: directly when it can, otherwise through the SDK. */
@@ -405,31 +430,36 @@ export class McpHttpEndpoint {
   }
 
   /**
-   * Who is calling, as far as a stateless endpoint can tell a 2025-era client's requests apart:
-   * the verified principal (else the credential) and the address of the request.
+   * Who is calling, worked out once per request (its answers, cancellations, tasks and
+   * questions all ask): a signed-in caller's verified principal, else what `identify` says of
+   * the request. `undefined` when the request names nobody, or `identify` failed (a context
+   * that could not be resolved fails the request's calls the same way).
    */
-  private caller(request = this.settings.scope.current): string {
-    const socket = (request?.raw ?? request)?.socket;
-    const verified = this.settings.auth && verifiedAuth(request);
-    const principal = verified && principalFromAuth(verified);
-    const who = principal
-      ? `${principal.subject ?? ''}|${principal.clientId ?? ''}`
-      : (request?.headers.authorization ?? '');
-    return `${who}|${socket?.remoteAddress ?? ''}`;
+  private identity(request: HttpRequestLike | undefined): Promise<string | undefined> {
+    if (!request) return Promise.resolve(undefined);
+    const key = request.raw ?? request;
+    let identity = this.identities.get(key);
+    if (!identity) {
+      identity = this.inScope(request, () => this.identify(request));
+      this.identities.set(key, identity);
+    }
+    return identity;
   }
 
-  /**
-   * Whom the tasks a request creates belong to, as a digest: the verified principal, else the
-   * credential and the address of the request (as for a 2025-era cancellation).
-   */
-  private owner(request = this.settings.scope.current): string {
-    const verified = this.settings.auth && verifiedAuth(request);
-    const principal = verified && principalFromAuth(verified);
-    return digest(
-      principal
-        ? ['principal', principal.subject ?? '', principal.clientId ?? '']
-        : ['caller', this.caller(request)],
-    );
+  private async identify(request: HttpRequestLike): Promise<string | undefined> {
+    const { invoker, options, logger, auth } = this.settings;
+    const verified = auth && verifiedAuth(request);
+    if (verified) return principalIdentity(principalFromAuth(verified));
+    const { surface } = this.prepare();
+    let context: Promise<ToolContext> | undefined;
+    const resolve = async () => invokerInternals(invoker).context(await surface.context());
+    try {
+      const identity = await options.identify(request, () => (context ??= resolve()));
+      return typeof identity === 'string' ? identity : undefined;
+    } catch (error) {
+      logger.debug?.(`MCP caller not identified: ${(error as Error)?.message ?? String(error)}`);
+      return undefined;
+    }
   }
 
   /** The Host and Origin checks on the Node headers; the SDK words the refusal (see rejection). */

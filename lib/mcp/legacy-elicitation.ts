@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAnswer, ToolQuestion } from '../core/asking.js';
+import { attempt, detached, detachedListener, ignore } from '../core/detached.js';
 import { ToolError } from '../core/errors.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import type { ToolLogger } from '../core/hooks.js';
@@ -11,6 +12,8 @@ const ID_PREFIX = 'tw-elicit-';
 const ANSWERS = 'toolwright:mcp:answers';
 /** How long a caller's declaration of elicitation is remembered after its `initialize`. */
 const DECLARATION_TTL_MS = 24 * 60 * 60 * 1000;
+/** How many questions one caller may have waiting for an answer in one process. */
+export const MAX_QUESTIONS_PER_CALLER = 16;
 
 /** An answer passed on to the other instances: the caller travels as a digest. */
 interface PassedAnswer {
@@ -36,10 +39,14 @@ interface Waiting {
  * response to that id. An answer that reaches another instance is passed on over the bus to
  * every instance, and the one that asked settles it. A question left unanswered ends after the
  * wait with `REQUEST_TIMEOUT`; an abandoned call stops waiting at once. Every exit forgets the
- * question. Callers leave the process only as digests (their key may hold a credential).
+ * question. Callers are their identities (see `IdentifyCaller`): one declaration each, at most
+ * {@link MAX_QUESTIONS_PER_CALLER} questions waiting each; they leave the process only as
+ * digests.
  */
 export class LegacyElicitation {
   private readonly waiting = new Map<string, Waiting>();
+  /** How many questions each caller has waiting here. */
+  private readonly waitingPerCaller = new Map<string, number>();
 
   constructor(
     private readonly waitMs: number,
@@ -52,28 +59,36 @@ export class LegacyElicitation {
    * stops.
    */
   listen(): Promise<() => Promise<void>> {
-    return this.bus.subscribe(ANSWERS, (text) => {
-      const { who, message } = JSON.parse(text) as PassedAnswer;
-      const waiting = this.waiting.get(message.id);
-      if (waiting && digest(waiting.who) === who) waiting.settle(message);
-    });
+    return this.bus.subscribe(
+      ANSWERS,
+      detachedListener((text: string) => {
+        const { who, message } = JSON.parse(text) as PassedAnswer;
+        const waiting = this.waiting.get(message.id);
+        if (waiting && digest(waiting.who) === who) waiting.settle(message);
+      }, this.reportBusMessage),
+    );
+  }
+
+  /** Whether a POSTed message is one this keeps state for: an answer of ours, or an `initialize`. */
+  concerns(body: unknown): boolean {
+    return isOurResponse(body) || (body as { method?: unknown } | null)?.method === 'initialize';
   }
 
   /**
    * Notes what a 2025-era `initialize` declares, for every instance: whether this caller can
-   * answer elicitation; resolves once noted. Anything else is not an `initialize`: nothing to
-   * note, nothing returned. A note that cannot be kept is logged, and the `initialize` is
-   * answered all the same.
+   * answer elicitation (its last `initialize` counts); resolves once noted, never rejects. A
+   * request that names no caller is noted nowhere. A note that cannot be kept is logged, and
+   * the `initialize` is answered all the same.
    */
-  remember(caller: string, body: unknown): Promise<void> | undefined {
+  async remember(caller: string | undefined, body: unknown): Promise<void> {
     const { method, params } = (body ?? {}) as {
       method?: unknown;
       params?: { capabilities?: { elicitation?: unknown } };
     };
-    if (method !== 'initialize') return undefined;
+    if (method !== 'initialize' || caller === undefined) return;
     const elicitation = params?.capabilities?.elicitation;
     const capable = typeof elicitation === 'object' && elicitation !== null;
-    return this.bus
+    await this.bus
       .remember(declarationKey(caller), capable ? '1' : '0', DECLARATION_TTL_MS)
       .catch((error: unknown) => {
         this.logger.error(
@@ -93,7 +108,10 @@ export class LegacyElicitation {
 
   /**
    * Sends the question to the client (`send` writes the request on the call's stream) and
-   * resolves to the answer; rejects on a timeout, a client's error answer, or `signal`.
+   * resolves to the answer; rejects on a timeout, a client's error answer, `signal`, a stream
+   * that could not take the question, or a caller with {@link MAX_QUESTIONS_PER_CALLER}
+   * questions waiting already. What runs after the call is gone (the timer, the abort, the
+   * notice that the question is withdrawn) never throws.
    */
   ask(
     question: ToolQuestion,
@@ -104,27 +122,40 @@ export class LegacyElicitation {
     const id = `${ID_PREFIX}${randomUUID()}`;
     return new Promise<ToolAnswer>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      // The client may stop showing the question: tell it, best effort.
-      const cancelled = (reason: string) =>
-        send({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: id, reason },
-        }).catch(() => undefined);
-      const timer = setTimeout(() => {
+      const asked = this.waitingPerCaller.get(who) ?? 0;
+      if (asked >= MAX_QUESTIONS_PER_CALLER) return reject(tooManyQuestions(question));
+      // The client may stop showing the question: tell it, best effort (its stream may be gone).
+      const withdrawn = (reason: string) =>
+        detached(
+          () =>
+            send({
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId: id, reason },
+            }),
+          ignore,
+        );
+      const timer = setTimeout(
+        detachedListener(() => {
+          done();
+          withdrawn('No answer in time.');
+          reject(unansweredInTime(question.call.name, this.waitMs));
+        }, this.reportLate),
+        this.waitMs,
+      );
+      const abandoned = detachedListener(() => {
         done();
-        void cancelled('No answer in time.');
-        reject(unansweredInTime(question.call.name, this.waitMs));
-      }, this.waitMs);
-      const abandoned = () => {
-        done();
-        void cancelled('The tool call ended.');
+        withdrawn('The tool call ended.');
         reject(signal.reason);
-      };
+      }, this.reportLate);
       signal.addEventListener('abort', abandoned, { once: true });
-      // Every way out goes through here: the question is forgotten, the timer and listener gone.
+      // Every way out goes through here, once: the question is forgotten, the timer and
+      // listener gone.
       const done = () => {
-        this.waiting.delete(id);
+        if (!this.waiting.delete(id)) return;
+        const left = (this.waitingPerCaller.get(who) ?? 1) - 1;
+        if (left > 0) this.waitingPerCaller.set(who, left);
+        else this.waitingPerCaller.delete(who);
         clearTimeout(timer);
         signal.removeEventListener('abort', abandoned);
       };
@@ -139,16 +170,21 @@ export class LegacyElicitation {
           }
         },
       });
-      send({
-        jsonrpc: '2.0',
-        id,
-        method: 'elicitation/create',
-        params: elicitationParams(question),
-      }).catch((error: unknown) => {
-        if (!this.waiting.has(id)) return;
-        done();
-        reject(error);
-      });
+      this.waitingPerCaller.set(who, asked + 1);
+      void attempt(
+        () =>
+          send({
+            jsonrpc: '2.0',
+            id,
+            method: 'elicitation/create',
+            params: elicitationParams(question),
+          }),
+        (error) => {
+          if (!this.waiting.has(id)) return;
+          done();
+          reject(error);
+        },
+      );
     });
   }
 
@@ -158,10 +194,11 @@ export class LegacyElicitation {
    * not an answer to a question of this endpoint; otherwise a promise that resolves once the
    * answer is settled or passed on (the caller then answers `202`, as the SDK answers any
    * response it is sent), and rejects when the bus could not take it. A response from another
-   * caller than the one asked is ignored.
+   * caller than the one asked, or from a request that names no caller, is ignored.
    */
-  settle(body: unknown, who: string): false | Promise<void> {
+  settle(body: unknown, who: string | undefined): false | Promise<void> {
     if (!isOurResponse(body)) return false;
+    if (who === undefined) return Promise.resolve();
     const waiting = this.waiting.get(body.id);
     if (waiting) {
       if (waiting.who === who) waiting.settle(body);
@@ -171,10 +208,27 @@ export class LegacyElicitation {
     return this.bus.publish(ANSWERS, JSON.stringify(passed));
   }
 
+  private readonly reportBusMessage = (error: unknown) =>
+    this.logger.error(
+      '[toolwright] MCP: an answer passed on by another instance could not be read:',
+      error,
+    );
+
+  private readonly reportLate = (error: unknown) =>
+    this.logger.error('[toolwright] MCP: a question’s timer or abort failed:', error);
+
   /** How many questions are waiting for their answer. */
   get size(): number {
     return this.waiting.size;
   }
+}
+
+/** The refusal of a question from a caller with too many waiting already. */
+function tooManyQuestions(question: ToolQuestion): ToolError {
+  return new ToolError('RATE_LIMITED', {
+    message: `Tool "${question.call.name}" could not ask the user: ${MAX_QUESTIONS_PER_CALLER} questions of this caller are waiting for an answer already.`,
+    hint: 'Answer or cancel the questions waiting, then call the tool again.',
+  });
 }
 
 /** Where the bus keeps whether a caller declared elicitation. */

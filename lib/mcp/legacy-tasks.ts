@@ -24,14 +24,18 @@ export function legacyTask(task: TaskRecord): Record<string, unknown> {
  * caller's own) and `tasks/cancel`. Each answers only the caller that created the task; for
  * anyone else the task does not exist (`-32602`).
  */
-export function registerLegacyTasks(server: Server, tasks: McpTasks, owner: () => string): void {
+export function registerLegacyTasks(
+  server: Server,
+  tasks: McpTasks,
+  owner: () => Promise<string>,
+): void {
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }) => {
-    const task = await tasks.get(owner(), taskId);
+    const task = await tasks.get(await owner(), taskId);
     if (!task) throw notFound();
     return legacyTask(task);
   });
   server.setRequestHandler('tasks/result', { params: TaskParams }, async ({ taskId }, ctx) => {
-    const task = await tasks.settled(owner(), taskId, ctx.mcpReq.signal);
+    const task = await tasks.settled(await owner(), taskId, ctx.mcpReq.signal);
     if (task.error) throw new ProtocolError(task.error.code, task.error.message, task.error.data);
     if (task.result === undefined) {
       throw new ProtocolError(
@@ -46,14 +50,14 @@ export function registerLegacyTasks(server: Server, tasks: McpTasks, owner: () =
     };
   });
   server.setRequestHandler('tasks/list', { params: ListParams }, async ({ cursor }) => {
-    const page = await tasks.list(owner(), cursor);
+    const page = await tasks.list(await owner(), cursor);
     return {
       tasks: page.tasks.map(legacyTask),
       ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
     };
   });
   server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) => {
-    const { task, cancelled } = await tasks.cancel(owner(), taskId);
+    const { task, cancelled } = await tasks.cancel(await owner(), taskId);
     if (!cancelled) throw alreadyTerminal(task.status);
     return legacyTask(task);
   });

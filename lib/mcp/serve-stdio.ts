@@ -52,7 +52,7 @@ export function serveInvokerStdio(
   options: Omit<ServeStdioOptions, keyof McpEndpointOptions> = {},
 ): StdioServerHandle {
   const logger = options.logger ?? {
-    error: (message: string, error?: unknown) => console.error(message, error),
+    error: (message: string, ...error: unknown[]) => console.error(message, ...error),
   };
   const factory = createMcpServerFactory({
     invoker,

@@ -15,7 +15,7 @@ import {
 import { compiledTool, invokerInternals } from '../core/compiled-tools.js';
 import { drive, isThenable } from '../core/maybe-async.js';
 import type { CallerSignal } from '../core/handler-wait.js';
-import { normalizeError, ToolError } from '../core/errors.js';
+import { isProgrammingError, normalizeError, ToolError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { ToolInvoker } from '../core/invoker.js';
 import type { ToolDescriptor } from '../core/manifest.js';
@@ -43,6 +43,7 @@ import {
 } from './modern-tasks.js';
 import type { McpTasks, TaskOutcome, TaskRun } from './tasks.js';
 import type { ToolTelemetry } from '../core/telemetry.js';
+import { identityKey } from '../core/caller-identity.js';
 
 type Era = McpRequestContext['era'];
 
@@ -99,12 +100,18 @@ export interface McpServerFactoryOptions {
   readonly context?:
     ToolContext | (() => ToolContext | undefined | Promise<ToolContext | undefined>);
   /**
-   * Stateless 2025-era serving (HTTP): who is calling (for the current request), and the calls
-   * in flight in this process, which a separate `notifications/cancelled` request can cancel.
-   * Questions to such a client travel through {@link McpToolSurface.legacyElicitation}.
+   * Who is calling, for the current request: the identity `identify` gave it (see
+   * `IdentifyCaller`), worked out once per request, or `undefined` when the request names
+   * nobody. Stdio has none: its one client keeps no state across requests but the 2026-era
+   * `requestState`, which it carries itself.
+   */
+  readonly identity?: () => Promise<string | undefined>;
+  /**
+   * Stateless 2025-era serving (HTTP): the calls in flight in this process, which a separate
+   * `notifications/cancelled` request of the same caller can cancel. Questions to such a client
+   * travel through {@link McpToolSurface.legacyElicitation}.
    */
   readonly cancellation?: {
-    readonly caller: () => string;
     readonly calls: CancellableCalls;
     /** Where 2025-era answers and declarations cross instances (see `McpEndpointOptions.bus`). */
     readonly bus: InstanceBus;
@@ -113,11 +120,8 @@ export interface McpServerFactoryOptions {
   readonly principal?: () => ToolPrincipal | undefined;
   /** Where the current request came from, for its server span. */
   readonly network?: McpNetworkSource;
-  /**
-   * The tasks of the tools that declare `task`, and who the current request's caller is, as
-   * the tasks it creates are bound to them.
-   */
-  readonly tasks?: { readonly service: McpTasks; readonly owner: () => string };
+  /** The tasks of the tools that declare `task`, each bound to the caller that created it. */
+  readonly tasks?: { readonly service: McpTasks };
   /** The endpoint may be one of several instances (HTTP): a per-process state key is worth a warning. */
   readonly scaled?: boolean;
 }
@@ -214,7 +218,11 @@ export class McpToolSurface {
     );
     this.waitMs = (settings.options.requestState?.ttlSeconds ?? 600) * 1000;
     if ([...this.tools.values()].some(({ spec }) => spec.asks)) {
-      this.asking = new McpAsking(settings.options.requestState);
+      this.asking = new McpAsking(
+        settings.options.requestState,
+        settings.cancellation?.bus,
+        settings.logger,
+      );
       if (settings.cancellation) {
         this.legacyElicitation = new LegacyElicitation(
           this.waitMs,
@@ -258,7 +266,11 @@ export class McpToolSurface {
   /** The names of the prompts exposed on MCP, for the request spans. */
   private readonly prompts: ReadonlySet<string>;
 
-  private context(): ToolContext | undefined | Promise<ToolContext | undefined> {
+  /**
+   * The explicit context of the current request's calls: the endpoint's, with the verified
+   * principal of a signed-in caller under `principal`.
+   */
+  context(): ToolContext | undefined | Promise<ToolContext | undefined> {
     const { context, principal } = this.settings;
     const explicit = typeof context === 'function' ? context() : context;
     const verified = principal?.();
@@ -317,7 +329,7 @@ export class McpToolSurface {
     try {
       visible = await invoker.visible('MCP', { context: await this.context() });
     } catch (error) {
-      if (ToolError.is(error))
+      if (ToolError.is(error) && !isProgrammingError(error))
         throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
       logger.error('[toolwright] MCP tools/list failed:', error);
       throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
@@ -367,11 +379,11 @@ export class McpToolSurface {
         // Registered only when the call waits: no cancellation can reach it before.
         const { controller } = channel;
         track = () => {
-          untrack ??= cancellation.calls.track(cancellation.caller(), requestId, controller);
+          untrack ??= cancellation.calls.track(this.identity(), requestId, controller);
         };
       } else {
         const controller = new AbortController();
-        untrack = cancellation.calls.track(cancellation.caller(), requestId, controller);
+        untrack = cancellation.calls.track(this.identity(), requestId, controller);
         signal = AbortSignal.any([channel.signal, controller.signal]);
       }
     }
@@ -407,7 +419,7 @@ export class McpToolSurface {
       outcome = running;
     } catch (error) {
       // Only the explicit context can fail here (the runner never throws).
-      if (!ToolError.is(error))
+      if (!ToolError.is(error) || isProgrammingError(error))
         logger.error(`[toolwright] MCP context for "${name}" failed:`, error);
       outcome = { ok: false, error: toFailure(normalizeError(error)) };
     } finally {
@@ -449,9 +461,10 @@ export class McpToolSurface {
    */
   private async legacyAsk(server: Server, ctx: ServerContext): Promise<ToolAsk | undefined> {
     const { legacyElicitation, waitMs } = this;
-    const { cancellation, logger } = this.settings;
-    if (legacyElicitation && cancellation) {
-      const caller = cancellation.caller();
+    const { logger } = this.settings;
+    if (legacyElicitation) {
+      const caller = await this.identity();
+      if (caller === undefined) return askingNeedsIdentity;
       try {
         if (!(await legacyElicitation.canAsk(caller))) return undefined;
       } catch (error) {
@@ -466,7 +479,7 @@ export class McpToolSurface {
       }
       return (question, { signal }) =>
         legacyElicitation.ask(question, caller, signal, (message) =>
-          server.transport!.send(message as never, { relatedRequestId: ctx.mcpReq.id }),
+          sendOnStream(server, message, ctx.mcpReq.id),
         );
     }
     if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
@@ -485,10 +498,21 @@ export class McpToolSurface {
     };
   }
 
-  /** Who is calling, as a question's state binds it: the verified principal, if any. */
-  private caller(): string {
-    const principal = this.settings.principal?.();
-    return principal?.subject ?? principal?.clientId ?? '';
+  /** Who is calling (see {@link McpServerFactoryOptions.identity}); never rejects. */
+  private identity(): Promise<string | undefined> {
+    return this.settings.identity?.() ?? NO_IDENTITY;
+  }
+
+  /**
+   * The owner of the tasks the current request creates or reads: its caller's identity, as a
+   * digest. A request that names nobody gets no task: `-32600`, naming the options that fix it.
+   */
+  private async owner(): Promise<string> {
+    const identity = await this.identity();
+    if (identity === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, NO_IDENTITY_FOR_TASKS);
+    }
+    return identityKey(identity);
   }
 
   /**
@@ -519,7 +543,7 @@ export class McpToolSurface {
       );
     }
     const task = await tasks.service.start(
-      tasks.owner(),
+      await this.owner(),
       params.name,
       params.task?.ttl,
       { era: 'legacy' },
@@ -549,7 +573,7 @@ export class McpToolSurface {
     }
     const { service } = tasks;
     const task = await service.start(
-      tasks.owner(),
+      await this.owner(),
       params.name,
       undefined,
       { era: 'modern' },
@@ -559,11 +583,10 @@ export class McpToolSurface {
           server,
           params.arguments,
           running,
-          service.asker(
-            running.task,
-            (question) => ({ method: 'elicitation/create', params: elicitationParams(question) }),
-            running.write,
-          ),
+          service.asker(running.task, (question) => ({
+            method: 'elicitation/create',
+            params: elicitationParams(question),
+          })),
         ),
     );
     return createdTask({ resultType: 'task', ...modernTask(task) });
@@ -628,7 +651,12 @@ export class McpToolSurface {
     const spans = telemetry
       ? new McpTransportSpans(telemetry, this.catalog, network ?? (() => undefined))
       : undefined;
-    const server = new SurfaceServer(spans, options.serverInfo, serverOptions);
+    const server = new SurfaceServer(
+      spans,
+      this.settings.logger,
+      options.serverInfo,
+      serverOptions,
+    );
     server.setRequestHandler('tools/list', async () => ({ tools: [...(await this.list(era))] }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const params = request.params as {
@@ -647,7 +675,9 @@ export class McpToolSurface {
       let ask: ToolAsk | undefined;
       if (asking && era === 'modern') {
         if (this.tools.get(params.name)?.spec.asks) {
-          round = asking.round(ctx, params.name, params.arguments, this.caller());
+          // An anonymous caller's rounds are bound to no one: any anonymous caller could answer.
+          round = asking.round(ctx, params.name, params.arguments, (await this.identity()) ?? '');
+          await round.taken();
           ask = round.ask;
         } else {
           asking.refuseStray(ctx);
@@ -672,13 +702,14 @@ export class McpToolSurface {
       return server.projectCallToolResult(result, outputSchema);
     });
     this.operations?.register(server, era, (id) => spans?.contextOf(id));
-    if (tasks && era === 'legacy') registerLegacyTasks(server, tasks.service, tasks.owner);
-    if (tasks && era === 'modern') registerModernTasks(server, tasks.service, tasks.owner);
+    const owner = () => this.owner();
+    if (tasks && era === 'legacy') registerLegacyTasks(server, tasks.service, owner);
+    if (tasks && era === 'modern') registerModernTasks(server, tasks.service, owner);
     if (cancellation && era === 'legacy') {
-      server.setNotificationHandler('notifications/cancelled', (notification) =>
+      server.setNotificationHandler('notifications/cancelled', async (notification) =>
         cancellation.calls
           .cancel(
-            cancellation.caller(),
+            await this.identity(),
             notification.params?.requestId,
             notification.params?.reason,
           )
@@ -695,6 +726,37 @@ export class McpToolSurface {
 }
 
 const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+const NO_IDENTITY: Promise<undefined> = Promise.resolve(undefined);
+
+const NO_IDENTITY_FOR_TASKS =
+  'Tasks are kept for the caller that created them, and this request names no caller: sign ' +
+  'callers in (mcp.auth), or say who calls with mcp.identify (by default the id of ' +
+  "request.user, else the principal of the request's context).";
+
+/**
+ * How a 2025-era question fails over HTTP when its request names no caller: its answer comes
+ * as a request of its own, which could not be told apart from another anonymous caller's.
+ */
+const askingNeedsIdentity: ToolAsk = (question) =>
+  Promise.reject(
+    new ToolError('USER_INPUT_UNAVAILABLE', {
+      message:
+        `Tool "${question.call.name}" could not ask the user: a 2025-era client answers in a ` +
+        'request of its own, and this request names no caller to match it with.',
+      hint: 'Sign callers in (mcp.auth), or say who calls with mcp.identify.',
+    }),
+  );
+
+/**
+ * Writes a message on the stream of the request `relatedRequestId` (an `elicitation/create`, a
+ * `notifications/cancelled`); rejects, never throws, once the request's server has closed.
+ */
+function sendOnStream(server: Server, message: unknown, relatedRequestId: unknown): Promise<void> {
+  const { transport } = server;
+  if (!transport) return Promise.reject(new Error('The request’s stream is closed.'));
+  return transport.send(message as never, { relatedRequestId: relatedRequestId as never });
+}
 
 /** A failed `elicitation/create` of the SDK, as the handler's question fails. */
 function elicitationFailure(question: ToolQuestion, error: unknown, waitMs: number): unknown {
@@ -724,10 +786,16 @@ export function createMcpServerFactory(settings: McpServerFactoryOptions): McpSe
   return new McpToolSurface(settings).serverFactory;
 }
 
-/** An SDK server whose transport's requests each get a server span. */
+/**
+ * An SDK server whose transport's requests each get a server span, and whose handlers answer
+ * only the errors they mean: a `ProtocolError` as it is; anything else (a bug, a stack that ran
+ * out) is logged and answered `-32603 "Internal error"`, its text kept in the process. (The SDK
+ * would answer the error's own message.)
+ */
 class SurfaceServer extends Server {
   constructor(
     private readonly spans: McpTransportSpans | undefined,
+    private readonly logger: Pick<ToolLogger, 'error'>,
     ...args: ConstructorParameters<typeof Server>
   ) {
     super(...args);
@@ -747,9 +815,18 @@ class SurfaceServer extends Server {
     method: string,
     handler: Parameters<Server['_wrapHandler']>[1],
   ): ReturnType<Server['_wrapHandler']> {
-    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const answered: typeof handler = async (request, ctx) => {
+      try {
+        return await handler(request, ctx);
+      } catch (error) {
+        if (error instanceof ProtocolError) throw error;
+        this.logger.error(`[toolwright] MCP ${method} failed:`, error);
+        throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+      }
+    };
+    if (method !== 'tools/call') return super._wrapHandler(method, answered);
     const checked = super._wrapHandler(method, async (request, ctx) => {
-      const result = await handler(request, ctx);
+      const result = await answered(request, ctx);
       if (CREATED_TASKS.has(result)) throw new TaskCreated(result);
       return result;
     });

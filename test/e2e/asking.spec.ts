@@ -153,7 +153,11 @@ describe.each(ADAPTERS)('over MCP on %s', (adapter) => {
           DeskModule,
           ToolsModule.forRoot({
             registry: [DeskTools],
-            mcp: { requestState: { key: 'the key every instance of the desk shares' } },
+            mcp: {
+              requestState: { key: 'the key every instance of the desk shares' },
+              // One caller, whose 2025-era answers must find the call that asked.
+              identify: () => 'operator',
+            },
           }),
         ],
       },

@@ -7,7 +7,7 @@
  * and every way out forgets the question.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,12 +26,15 @@ import {
   streamedMessages,
 } from '../fixtures/mcp-http.js';
 import { textJson } from './support.js';
+import { waitFor } from '../fixtures/timing.js';
 
 /** The JSON of a result's text, whichever client generation's result type it has. */
 const json = (result: unknown) => textJson(result as never);
 
 const Contact = z.object({ username: z.string(), email: z.email() });
 const runs: string[] = [];
+/** The calls `afterToolCall` saw end, with their error code. */
+const ended: string[] = [];
 
 function tools() {
   return [
@@ -59,10 +62,19 @@ function tools() {
   ];
 }
 
-async function listen(ttlSeconds?: number) {
-  const invoker: ToolInvoker = createToolInvoker(tools());
+/** The application's own idea of who calls: its API key (a signed-in caller needs none). */
+const byApiKey = (request: unknown) => (request as IncomingMessage).headers.authorization;
+
+async function listen(ttlSeconds?: number, { anonymous = false } = {}) {
+  const invoker: ToolInvoker = createToolInvoker(tools(), {
+    hooks: {
+      afterToolCall: ({ name, result }) =>
+        void ended.push(`${name} ${result.ok ? 'ok' : result.error.code}`),
+    },
+  });
   const handler = createMcpHttpHandler(invoker, {
     ...(ttlSeconds !== undefined && { requestState: { key: 'k'.repeat(32), ttlSeconds } }),
+    ...(!anonymous && { identify: byApiKey }),
     logger: { error: () => undefined },
   });
   const server = createServer(handler);
@@ -93,6 +105,7 @@ async function clientOf(
   }
   await client.connect(
     new TransportV1(new URL(url), {
+      requestInit: { headers: { authorization: 'Bearer ada' } },
       fetch: async (input, init) => {
         if (typeof init?.body === 'string') posted.push(JSON.parse(init.body));
         return fetch(input, init);
@@ -113,6 +126,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   runs.length = 0;
+  ended.length = 0;
 });
 
 describe('2025-era elicitation over stateless HTTP', () => {
@@ -249,6 +263,94 @@ describe('the answer POST', () => {
     });
     expect(late.status).toBe(202);
   });
+
+  it('a client that goes before it answers ends only its call: the server answers the next request', async () => {
+    await (await post('Bearer alice', initializeMessage({ elicitation: {} }, 'raw'))).text();
+    const gone = new AbortController();
+    const call = await fetch(app.url, {
+      method: 'POST',
+      headers: headers('Bearer alice'),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'records_delete', arguments: { id: 'r8' } },
+      }),
+      signal: gone.signal,
+    });
+    const stream = streamedMessages(call);
+    expect(await stream.next()).toMatchObject({ method: 'elicitation/create' });
+    // The question's stream closes under it: withdrawing the question writes to a closed stream.
+    gone.abort();
+    await waitFor(() => ended.length > 0);
+    expect(ended).toEqual(['records_delete REQUEST_ABORTED']);
+    const next = await post('Bearer alice', {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/list',
+      params: {},
+    });
+    expect(next.status).toBe(200);
+    expect(runs).toEqual(['delete r8']);
+  });
+});
+
+describe('what an initialize notes, per caller', () => {
+  it('a flood with distinct credentials notes nothing for nobody, and one key for one caller', async () => {
+    const keys = new Set<string>();
+    const bus = new (class extends InMemoryInstanceBus {
+      override remember(key: string, value: string, ttlMs: number) {
+        keys.add(key);
+        return super.remember(key, value, ttlMs);
+      }
+    })();
+    const byUser = (request: unknown) =>
+      (request as IncomingMessage).headers['x-user'] as string | undefined;
+    const server = createServer(
+      createMcpHttpHandler(createToolInvoker(tools()), {
+        bus,
+        identify: byUser,
+        logger: { error: () => undefined },
+      }),
+    );
+    servers.push(server);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const initialize = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: ACCEPT,
+          'mcp-protocol-version': LEGACY_VERSION,
+          ...headers,
+        },
+        body: JSON.stringify(initializeMessage({ elicitation: {} }, 'flood')),
+      }).then((response) => response.text());
+    for (let i = 0; i < 50; i++) await initialize({ authorization: `Bearer flood-${i}` });
+    expect(keys.size).toBe(0);
+    for (let i = 0; i < 50; i++) {
+      await initialize({ authorization: `Bearer flood-${i}`, 'x-user': 'ada' });
+    }
+    expect(keys.size).toBe(1);
+  });
+});
+
+describe('a 2025-era question over HTTP from a request that names no caller', () => {
+  it('fails with USER_INPUT_UNAVAILABLE naming the options, and asks nothing', async () => {
+    const anonymous = await listen(undefined, { anonymous: true });
+    servers.push(anonymous.server);
+    const { client, posted } = await clientOf(anonymous.url, {});
+    const result = await client.callTool({ name: 'records_delete', arguments: { id: 'r3' } });
+    await client.close();
+    expect(json(result)).toEqual({
+      error: 'USER_INPUT_UNAVAILABLE',
+      message: expect.stringContaining('names no caller'),
+      retryable: false,
+      hint: 'Sign callers in (mcp.auth), or say who calls with mcp.identify.',
+    });
+    expect(posted.filter((message) => (message as { result?: unknown }).result)).toEqual([]);
+  });
 });
 
 describe('2025-era elicitation over stdio (the SDK’s own request)', () => {
@@ -366,9 +468,7 @@ describe('LegacyElicitation forgets every question, whichever way it ends', () =
     const initialize = (capabilities: object) => initializeMessage(capabilities);
     await questions.remember('alice', initialize({ elicitation: {} }));
     await questions.remember('bob', initialize({}));
-    expect(questions.remember('carol', { jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBe(
-      undefined,
-    );
+    await questions.remember('carol', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(
       await Promise.all(['alice', 'bob', 'carol'].map((who) => questions.canAsk(who))),
     ).toEqual([true, false, false]);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { APP_GUARD } from '@nestjs/core';
 import { ToolsModule } from '../../lib/index.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
+import { identifyByAuthorization } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
 import {
   ApiKeyGuard,
@@ -37,6 +38,8 @@ describe.each(ADAPTERS)('MCP clients on %s', (adapter) => {
             context: tenantFromHeader,
             guards: [restrictedGuard],
             hooks: [recordingHooks(seen)],
+            // One caller, whose 2025-era cancellation must find its call.
+            mcp: { identify: () => 'operator' },
           }),
         ],
       },
@@ -322,7 +325,15 @@ describe.each(ADAPTERS)('2025-era cancellation across clients (%s)', (adapter) =
 
   beforeAll(async () => {
     const { url } = await apps.listen(
-      { imports: [ToolsModule.forRoot({ registry: mcpTools(seen) })] },
+      {
+        imports: [
+          ToolsModule.forRoot({
+            registry: mcpTools(seen),
+            // The application tells callers apart by the credential they send.
+            mcp: { identify: identifyByAuthorization },
+          }),
+        ],
+      },
       adapter,
     );
     mcpUrl = `${url}/mcp`;
@@ -371,8 +382,26 @@ describe.each(ADAPTERS)('2025-era cancellation across clients (%s)', (adapter) =
     expect(textJson(resultB)).toEqual({ cancelled: false });
   });
 
+  // Two clients of one identity (one credential in two windows) number their requests
+  // independently: with both ids in flight, a cancellation is ignored rather than risk the other.
   it("never cancels another client's call when the server cannot tell the clients apart", async () => {
-    const { abortedB, resultB } = await race({ 'x-api-key': 'shared' }, { 'x-api-key': 'shared' });
+    const { abortedA, abortedB, resultB } = await race(
+      { authorization: 'Bearer shared' },
+      { authorization: 'Bearer shared' },
+    );
+    expect(abortedA).toBeUndefined();
+    expect(abortedB).toBeUndefined();
+    expect(textJson(resultB)).toEqual({ cancelled: false });
+  });
+
+  // A header the application does not identify callers by (here `x-api-key`) names nobody: a
+  // cancellation from nobody could come from anybody, so it cancels nothing.
+  it('cancels nothing when the requests name no caller, whatever else they send', async () => {
+    const { abortedA, abortedB, resultB } = await race(
+      { 'x-api-key': 'alice' },
+      { 'x-api-key': 'bob' },
+    );
+    expect(abortedA).toBeUndefined();
     expect(abortedB).toBeUndefined();
     expect(textJson(resultB)).toEqual({ cancelled: false });
   });

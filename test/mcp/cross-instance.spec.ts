@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { ToolQuestion } from '../../lib/core/asking.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../../lib/core/instance-bus.js';
 import { CancellableCalls } from '../../lib/mcp/cancellable-calls.js';
-import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
+import { LegacyElicitation, MAX_QUESTIONS_PER_CALLER } from '../../lib/mcp/legacy-elicitation.js';
 import { initializeMessage } from '../fixtures/mcp-http.js';
 
 /**
@@ -16,12 +16,20 @@ const brokenBus: InstanceBus = {
   subscribe: () => Promise.reject(new Error('Redis did not answer a SUBSCRIBE within 2000 ms.')),
   remember: () => Promise.reject(new Error('Redis did not answer a SET within 2000 ms.')),
   recall: () => Promise.reject(new Error('Redis did not answer a GET within 2000 ms.')),
+  rememberIfAbsent: () =>
+    Promise.reject(new Error('Redis did not answer a SET NX within 2000 ms.')),
 };
 
-/** A call registered with its own controller: its signal, and the function that forgets it. */
-function tracked(calls: CancellableCalls, caller: string, requestId: unknown) {
+/**
+ * A call registered with its own controller, once its caller's identity is known: its signal,
+ * and the function that forgets it.
+ */
+async function tracked(calls: CancellableCalls, caller: string | undefined, requestId: unknown) {
   const controller = new AbortController();
-  return { signal: controller.signal, done: calls.track(caller, requestId, controller) };
+  const identity = Promise.resolve(caller);
+  const done = calls.track(identity, requestId, controller);
+  await identity;
+  return { signal: controller.signal, done };
 }
 
 describe('a 2025-era cancellation that lands on another instance', () => {
@@ -34,45 +42,69 @@ describe('a 2025-era cancellation that lands on another instance', () => {
 
   it('aborts the call on the instance that runs it, with the client’s reason', async () => {
     const { a, b } = await instances();
-    const call = tracked(a, 'alice|10.0.0.1', 7);
-    await b.cancel('alice|10.0.0.1', 7, 'user pressed stop');
+    const call = await tracked(a, 'alice', 7);
+    await b.cancel('alice', 7, 'user pressed stop');
     expect(call.signal.aborted).toBe(true);
     expect(call.signal.reason).toBe('user pressed stop');
   });
 
   it('leaves another caller’s call with the same id, and another id, running', async () => {
     const { a, b } = await instances();
-    const bobs = tracked(a, 'bob|10.0.0.1', 7);
-    const other = tracked(a, 'alice|10.0.0.1', 8);
-    await b.cancel('alice|10.0.0.1', 7, 'stop');
+    const bobs = await tracked(a, 'bob', 7);
+    const other = await tracked(a, 'alice', 8);
+    await b.cancel('alice', 7, 'stop');
     expect([bobs.signal.aborted, other.signal.aborted]).toEqual([false, false]);
   });
 
   it('ignores a cancellation of an id two indistinguishable callers both have in flight', async () => {
     const { a, b } = await instances();
-    const first = tracked(a, 'alice|10.0.0.1', 7);
-    const second = tracked(a, 'alice|10.0.0.1', 7);
-    await b.cancel('alice|10.0.0.1', 7, 'stop');
+    const first = await tracked(a, 'alice', 7);
+    const second = await tracked(a, 'alice', 7);
+    await b.cancel('alice', 7, 'stop');
     expect([first.signal.aborted, second.signal.aborted]).toEqual([false, false]);
     second.done();
-    await b.cancel('alice|10.0.0.1', 7, 'stop');
+    await b.cancel('alice', 7, 'stop');
     expect(first.signal.aborted).toBe(true);
   });
 
   it('a call that ended is forgotten: a late cancellation aborts nothing', async () => {
     const { a, b } = await instances();
-    const call = tracked(a, 'alice|10.0.0.1', 7);
+    const call = await tracked(a, 'alice', 7);
     call.done();
     expect(a.size).toBe(0);
-    await b.cancel('alice|10.0.0.1', 7, 'stop');
+    await b.cancel('alice', 7, 'stop');
     expect(call.signal.aborted).toBe(false);
+  });
+
+  it('a call whose request names no caller cannot be cancelled, and a cancellation from nobody cancels nothing', async () => {
+    const { a, b } = await instances();
+    const anonymous = await tracked(a, undefined, 7);
+    expect(a.size).toBe(0);
+    const alices = await tracked(a, 'alice', 7);
+    await b.cancel(undefined, 7, 'stop');
+    await a.cancel(undefined, 7, 'stop');
+    expect([anonymous.signal.aborted, alices.signal.aborted]).toEqual([false, false]);
+  });
+
+  it('a call that ends before its caller is known is never registered', async () => {
+    const calls = new CancellableCalls();
+    let identify!: (identity: string) => void;
+    const forget = calls.track(
+      new Promise<string>((resolve) => (identify = resolve)),
+      7,
+      new AbortController(),
+    );
+    forget();
+    identify('alice');
+    await Promise.resolve();
+    expect(calls.size).toBe(0);
   });
 
   it('the caller crosses the bus as a digest, never as its credential', async () => {
     const bus = new InMemoryInstanceBus();
     const published: string[] = [];
     await bus.subscribe('toolwright:mcp:cancellations', (message) => published.push(message));
-    await new CancellableCalls(bus).cancel('Bearer secret-token|10.0.0.1', 7, 'stop');
+    await new CancellableCalls(bus).cancel('Bearer secret-token', 7, 'stop');
     expect(published).toHaveLength(1);
     expect(published[0]).not.toContain('secret-token');
     expect(JSON.parse(published[0])).toEqual({
@@ -147,6 +179,57 @@ describe('a 2025-era question whose declaration and answer land on other instanc
     const { b } = await instances();
     expect(b.settle({ jsonrpc: '2.0', id: 'someone-else-1', result: {} }, 'alice')).toBe(false);
     expect(b.settle({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, 'alice')).toBe(false);
+  });
+
+  it('a request that names no caller notes no declaration and settles nothing', async () => {
+    const { a, b } = await instances();
+    await b.remember(undefined, initialize({ elicitation: {} }));
+    const { answer, id } = await ask(a, 'alice');
+    await expect(
+      b.settle({ jsonrpc: '2.0', id, result: { action: 'accept' } }, undefined),
+    ).resolves.toBeUndefined();
+    await a.settle({ jsonrpc: '2.0', id, result: { action: 'accept' } }, undefined);
+    expect(a.size).toBe(1);
+    await a.settle({ jsonrpc: '2.0', id, result: { action: 'decline' } }, 'alice');
+    await expect(answer).resolves.toEqual({ action: 'decline' });
+  });
+
+  it(`a caller has at most ${MAX_QUESTIONS_PER_CALLER} questions waiting; others still ask`, async () => {
+    const { a } = await instances();
+    const asked = await Promise.all(
+      Array.from({ length: MAX_QUESTIONS_PER_CALLER }, () => ask(a, 'alice')),
+    );
+    await expect(
+      a.ask(question, 'alice', new AbortController().signal, async () => undefined),
+    ).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const bobs = await ask(a, 'bob');
+    expect(a.size).toBe(MAX_QUESTIONS_PER_CALLER + 1);
+    // One answered: alice may ask again.
+    await a.settle({ jsonrpc: '2.0', id: asked[0].id, result: { action: 'cancel' } }, 'alice');
+    await expect(asked[0].answer).resolves.toEqual({ action: 'cancel' });
+    const again = await ask(a, 'alice');
+    for (const { id } of [...asked.slice(1), bobs, again]) {
+      const who = id === bobs.id ? 'bob' : 'alice';
+      await a.settle({ jsonrpc: '2.0', id, result: { action: 'cancel' } }, who);
+    }
+    expect(a.size).toBe(0);
+  });
+
+  it('a message on the bus that is not JSON is logged, and the next one still heard', async () => {
+    const bus = new InMemoryInstanceBus();
+    const errors: string[] = [];
+    const questions = new LegacyElicitation(5_000, bus, {
+      error: (message: string) => errors.push(message),
+    });
+    await questions.listen();
+    await bus.publish('toolwright:mcp:answers', 'not json');
+    expect(errors).toEqual([expect.stringContaining('could not be read')]);
+    const { answer, id } = await ask(questions, 'alice');
+    await new LegacyElicitation(5_000, bus, console).settle(
+      { jsonrpc: '2.0', id, result: { action: 'accept' } },
+      'alice',
+    );
+    await expect(answer).resolves.toEqual({ action: 'accept', content: {} });
   });
 
   it('a bus that cannot pass the answer on rejects; one that cannot note the declaration logs it', async () => {

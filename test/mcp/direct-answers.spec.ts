@@ -288,6 +288,8 @@ describe('a tools/call the endpoint answers itself', () => {
                 resolving.resolve();
                 return resolveContext.promise;
               },
+              // One caller, known without the context: its cancellation finds its call.
+              mcp: { identify: () => 'operator' },
             }),
           ],
         },

@@ -49,6 +49,7 @@ beforeAll(async () => {
   // Generous ceilings: an answered command never fails for a busy machine, and while Redis is
   // away the client's retry limit (`redisClient`) fails each command long before.
   listener = createMcpHttpHandler(createToolInvoker([close, report]), {
+    identify: () => 'operator',
     bus: new RedisInstanceBus({
       redis: client,
       commandTimeoutMs: 10_000,

@@ -95,7 +95,8 @@ describe('two instances behind a round-robin proxy', () => {
           registry: mcpTools(seen[i]),
           context: tenantFromHeader,
           hooks: [recordingHooks(seen[i])],
-          mcp: { bus: buses.bus() },
+          // One caller, whose 2025-era cancellation must find its call on the other instance.
+          mcp: { bus: buses.bus(), identify: () => 'operator' },
         }),
       ],
     });
@@ -300,6 +301,8 @@ describe('tools that ask, behind a round-robin proxy', () => {
           mcp: {
             requestState: { key: 'one key for every instance of the desk', ttlSeconds: 1 },
             bus: buses.bus(),
+            // One caller, whose 2025-era declaration and answers must find its call.
+            identify: () => 'operator',
           },
         }),
       ],
@@ -413,7 +416,10 @@ describe('tasks on three instances sharing one Redis', () => {
           ],
           mcp: {
             bus: buses.bus(),
-            tasks: { store: buses.taskStore(), pollIntervalMs: 20 },
+            // The 1,000 tasks created at once below are one caller's, all live together.
+            tasks: { store: buses.taskStore(), pollIntervalMs: 20, maxLiveTasks: 1_000 },
+            // One caller, who owns every task, wherever it was created.
+            identify: () => 'operator',
           },
         }),
       ],

@@ -449,7 +449,9 @@ function toPrincipal(auth: AuthInfo): ToolPrincipal {
       : typeof claims.sub === 'string'
         ? claims.sub
         : undefined;
+  const issuer = typeof claims.iss === 'string' ? claims.iss : undefined;
   return Object.freeze({
+    ...(issuer !== undefined && { issuer }),
     clientId: auth.clientId,
     scopes: Object.freeze([...auth.scopes]),
     ...(subject !== undefined && { subject }),
