@@ -1,4 +1,5 @@
 import { BoundedMap } from './bounded-map.js';
+import { attempt, ignore } from './detached.js';
 
 /**
  * What must cross the instances of one application behind a load balancer: messages every
@@ -53,12 +54,9 @@ export class InMemoryInstanceBus implements InstanceBus {
   }
 
   publish(channel: string, message: string): Promise<void> {
+    // A listener's failure is its own (it reports it): the others still hear the message.
     for (const listener of [...(this.channels.get(channel) ?? [])]) {
-      try {
-        listener(message);
-      } catch {
-        // A listener's failure is its own: the others still hear the message.
-      }
+      attempt(() => listener(message), ignore);
     }
     return Promise.resolve();
   }

@@ -1,4 +1,5 @@
-import { ignore } from '../core/detached.js';
+import { detachedListener, ignore } from '../core/detached.js';
+import type { ToolLogger } from '../core/hooks.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import { digest } from './asking.js';
 
@@ -40,7 +41,10 @@ interface Entry {
 export class CancellableCalls {
   private readonly calls = new Map<string, Entry>();
 
-  constructor(private readonly bus?: InstanceBus) {}
+  constructor(
+    private readonly bus?: InstanceBus,
+    private readonly logger: Pick<ToolLogger, 'error'> = console,
+  ) {}
 
   /**
    * Starts hearing the cancellations that reach other instances; resolves to the function that
@@ -48,15 +52,25 @@ export class CancellableCalls {
    */
   listen(): Promise<() => Promise<void>> {
     if (!this.bus) return Promise.resolve(() => Promise.resolve());
-    return this.bus.subscribe(CANCELLATIONS, (text) => {
-      const { who, requestId, reason } = JSON.parse(text) as PassedCancellation;
-      const id = JSON.stringify(requestId);
-      for (const entry of this.calls.values()) {
-        if (JSON.stringify(entry.requestId) === id && digest(entry.caller) === who) {
-          abortOnly(entry, reason);
-        }
-      }
-    });
+    return this.bus.subscribe(
+      CANCELLATIONS,
+      detachedListener(
+        (text: string) => {
+          const { who, requestId, reason } = JSON.parse(text) as PassedCancellation;
+          const id = JSON.stringify(requestId);
+          for (const entry of this.calls.values()) {
+            if (JSON.stringify(entry.requestId) === id && digest(entry.caller) === who) {
+              abortOnly(entry, reason);
+            }
+          }
+        },
+        (error) =>
+          this.logger.error(
+            '[toolwright] MCP: a cancellation passed on by another instance could not be read:',
+            error,
+          ),
+      ),
+    );
   }
 
   /**

@@ -99,7 +99,7 @@ export class McpHttpEndpoint {
   constructor(private readonly settings: McpHttpEndpointSettings) {
     const { allowedHosts, allowedOrigins, bus } = settings.options;
     this.bus = bus ?? new InMemoryInstanceBus();
-    this.cancellable = new CancellableCalls(this.bus);
+    this.cancellable = new CancellableCalls(this.bus, settings.logger);
     this.hosts = allowedHosts === false ? [] : [...allowedHosts];
     this.origins = allowedOrigins === false ? [] : [...allowedOrigins];
   }

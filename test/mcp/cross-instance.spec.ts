@@ -86,6 +86,18 @@ describe('a 2025-era cancellation that lands on another instance', () => {
     expect([anonymous.signal.aborted, alices.signal.aborted]).toEqual([false, false]);
   });
 
+  it('a message on the bus that is not JSON is logged, and the next one still heard', async () => {
+    const bus = new InMemoryInstanceBus();
+    const errors: string[] = [];
+    const a = new CancellableCalls(bus, { error: (message: string) => errors.push(message) });
+    await a.listen();
+    const call = await tracked(a, 'alice', 7);
+    await bus.publish('toolwright:mcp:cancellations', 'not json');
+    expect(errors).toEqual([expect.stringContaining('could not be read')]);
+    await new CancellableCalls(bus).cancel('alice', 7, 'stop');
+    expect(call.signal.aborted).toBe(true);
+  });
+
   it('a call that ends before its caller is known is never registered', async () => {
     const calls = new CancellableCalls();
     let identify!: (identity: string) => void;

@@ -12,7 +12,14 @@ import { join } from 'node:path';
 import { AppModule } from '../../sample/app/app.module.js';
 import { SEEDED_USERS } from '../../sample/database/seed.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
-import { eraHeaders, MODERN_META, raw, rpc } from '../fixtures/mcp-http.js';
+import {
+  eraHeaders,
+  initializeMessage,
+  MODERN_META,
+  raw,
+  rpc,
+  streamedMessages,
+} from '../fixtures/mcp-http.js';
 
 const [alice, bob, gina] = SEEDED_USERS;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -132,5 +139,79 @@ describe.each(ADAPTERS)('the sample’s caller identity (%s)', (adapter) => {
       closed: true,
       ticket: { id: 'T-1002', status: 'closed' },
     });
+  });
+
+  /** A raw 2025-era POST of one JSON-RPC message; the answer's stream, read message by message. */
+  const post2025 = (headers: Record<string, string>, message: object) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { ...eraHeaders('legacy'), ...headers },
+      body: JSON.stringify(message),
+    });
+
+  /** Starts the export as a plain 2025-era call with progress; resolves once it is running. */
+  async function exportCall(headers: Record<string, string>, id: number) {
+    const stream = streamedMessages(
+      await post2025(headers, {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'helpdesk_export_tickets', arguments: {}, _meta: { progressToken: id } },
+      }),
+    );
+    expect(await stream.next()).toMatchObject({ method: 'notifications/progress' });
+    /** The call's answer, after any other notification. */
+    const answer = async () => {
+      for (;;) {
+        const message = await stream.next();
+        if (message.id === id) return message;
+      }
+    };
+    return answer;
+  }
+
+  const cancel = (headers: Record<string, string>, requestId: number) =>
+    post2025(headers, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId, reason: 'stop' },
+    }).then((response) => response.status);
+
+  it('another tenant’s 2025-era cancellation with the same request id leaves the call running; the user’s own stops it', async () => {
+    const answered = await exportCall(apiKey(alice.apiKey), 7);
+    expect(await cancel(apiKey(gina.apiKey), 7)).toBe(202);
+    const whole = await answered();
+    expect(whole.result.isError).toBeFalsy();
+    expect(whole.result.structuredContent).toMatchObject({ count: 2 });
+
+    const stopped = await exportCall(apiKey(alice.apiKey), 8);
+    expect(await cancel(bearer(alice.apiKey), 8)).toBe(202);
+    const cut = await stopped();
+    expect(JSON.parse(cut.result.content[0].text)).toMatchObject({ error: 'REQUEST_ABORTED' });
+  });
+
+  it('another tenant’s initialize does not change what the user declared: the user is still asked', async () => {
+    const initialize = (headers: Record<string, string>, capabilities: object) =>
+      post2025(headers, initializeMessage(capabilities)).then((response) => response.text());
+    await initialize(apiKey(alice.apiKey), { elicitation: {} });
+    await initialize(apiKey(gina.apiKey), {});
+    const stream = streamedMessages(
+      await post2025(apiKey(alice.apiKey), {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'helpdesk_close_ticket', arguments: { id: 'T-1001' } },
+      }),
+    );
+    const question = await stream.next();
+    expect(question).toMatchObject({ method: 'elicitation/create' });
+    const answered = await post2025(bearer(alice.apiKey), {
+      jsonrpc: '2.0',
+      id: question.id,
+      result: { action: 'decline' },
+    });
+    expect(answered.status).toBe(202);
+    const response = await stream.next();
+    expect(JSON.parse(response.result.content[0].text)).toMatchObject({ closed: false });
   });
 });
