@@ -6,6 +6,7 @@
  * an unanswered question ends with `REQUEST_TIMEOUT`; an answer from another caller is ignored;
  * and every way out forgets the question.
  */
+import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,8 @@ import {
 } from '../fixtures/mcp-http.js';
 import { textJson } from './support.js';
 import { waitFor } from '../fixtures/timing.js';
+import { ADAPTERS, TestApps } from '../fixtures/apps.js';
+import { ToolsModule } from '../../lib/index.js';
 
 /** The JSON of a result's text, whichever client generation's result type it has. */
 const json = (result: unknown) => textJson(result as never);
@@ -295,46 +298,64 @@ describe('the answer POST', () => {
   });
 });
 
-describe('what an initialize notes, per caller', () => {
-  it('a flood with distinct credentials notes nothing for nobody, and one key for one caller', async () => {
-    const keys = new Set<string>();
-    const bus = new (class extends InMemoryInstanceBus {
-      override remember(key: string, value: string, ttlMs: number) {
-        keys.add(key);
-        return super.remember(key, value, ttlMs);
+describe.each(['node:http', ...ADAPTERS] as const)(
+  'what an initialize notes, per caller (%s)',
+  (host) => {
+    const apps = new TestApps();
+    afterAll(() => apps.closeAll());
+
+    /** An endpoint on `host` that knows callers by `x-user`, with a bus that records its keys. */
+    async function endpoint() {
+      const keys = new Set<string>();
+      const bus = new (class extends InMemoryInstanceBus {
+        override remember(key: string, value: string, ttlMs: number) {
+          keys.add(key);
+          return super.remember(key, value, ttlMs);
+        }
+      })();
+      const byUser = (request: unknown) =>
+        (request as IncomingMessage).headers['x-user'] as string | undefined;
+      if (host !== 'node:http') {
+        const { url } = await apps.listen(
+          { imports: [ToolsModule.forRoot({ registry: tools(), mcp: { bus, identify: byUser } })] },
+          host,
+        );
+        return { keys, url: `${url}/mcp` };
       }
-    })();
-    const byUser = (request: unknown) =>
-      (request as IncomingMessage).headers['x-user'] as string | undefined;
-    const server = createServer(
-      createMcpHttpHandler(createToolInvoker(tools()), {
-        bus,
-        identify: byUser,
-        logger: { error: () => undefined },
-      }),
-    );
-    servers.push(server);
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-    const initialize = (headers: Record<string, string>) =>
-      fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: ACCEPT,
-          'mcp-protocol-version': LEGACY_VERSION,
-          ...headers,
-        },
-        body: JSON.stringify(initializeMessage({ elicitation: {} }, 'flood')),
-      }).then((response) => response.text());
-    for (let i = 0; i < 50; i++) await initialize({ authorization: `Bearer flood-${i}` });
-    expect(keys.size).toBe(0);
-    for (let i = 0; i < 50; i++) {
-      await initialize({ authorization: `Bearer flood-${i}`, 'x-user': 'ada' });
+      const server = createServer(
+        createMcpHttpHandler(createToolInvoker(tools()), {
+          bus,
+          identify: byUser,
+          logger: { error: () => undefined },
+        }),
+      );
+      servers.push(server);
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      return { keys, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
     }
-    expect(keys.size).toBe(1);
-  });
-});
+
+    it('a flood with distinct credentials notes nothing for nobody, and one key for one caller', async () => {
+      const { keys, url } = await endpoint();
+      const initialize = (headers: Record<string, string>) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: ACCEPT,
+            'mcp-protocol-version': LEGACY_VERSION,
+            ...headers,
+          },
+          body: JSON.stringify(initializeMessage({ elicitation: {} }, 'flood')),
+        }).then((response) => response.text());
+      for (let i = 0; i < 50; i++) await initialize({ authorization: `Bearer flood-${i}` });
+      expect(keys.size).toBe(0);
+      for (let i = 0; i < 50; i++) {
+        await initialize({ authorization: `Bearer flood-${i}`, 'x-user': 'ada' });
+      }
+      expect(keys.size).toBe(1);
+    });
+  },
+);
 
 describe('a 2025-era question over HTTP from a request that names no caller', () => {
   it('fails with USER_INPUT_UNAVAILABLE naming the options, and asks nothing', async () => {
