@@ -20,7 +20,12 @@ const calls = new ConformanceCalls();
   imports: [
     ToolsModule.forRoot({
       registry: conformanceTools(calls),
-      mcp: { path: '/mcp', serverInfo: { name: 'toolwright-conformance', version: '0.1.0' } },
+      mcp: {
+        path: '/mcp',
+        serverInfo: { name: 'toolwright-conformance', version: '0.1.0' },
+        // One client signs nothing in: the fixture says who calls, for its 2025-era questions.
+        identify: () => 'conformance-client',
+      },
     }),
   ],
   controllers: [ConformanceCallsController],
