@@ -1,5 +1,7 @@
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
 import { identifyByUserOrPrincipal, type IdentifyCaller } from '../core/caller-identity.js';
+import { ToolsConfigurationError } from '../core/errors.js';
+import { MCP_MESSAGES } from './mcp.messages.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import type { McpRequestStateOptions } from './asking.js';
 import type { McpTaskOptions } from './tasks.js';
@@ -108,11 +110,11 @@ export function resolveMcpEndpointOptions(
 ): ResolvedMcpEndpointOptions {
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
-    throw new Error(`mcp.maxBodyBytes must be a positive integer, got ${options.maxBodyBytes}.`);
+    throw new ToolsConfigurationError(MCP_MESSAGES.maxBodyBytes(options.maxBodyBytes));
   }
   const protocol = options.protocol ?? 'dual';
   if (!['dual', 'modern', 'legacy'].includes(protocol)) {
-    throw new Error(`mcp.protocol must be 'dual', 'modern' or 'legacy', got "${protocol}".`);
+    throw new ToolsConfigurationError(MCP_MESSAGES.protocol(protocol));
   }
   return Object.freeze({
     serverInfo: options.serverInfo ?? { name: 'toolwright', version: '0.1.0' },

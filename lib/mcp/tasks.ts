@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ToolAsk, ToolQuestion } from '../core/asking.js';
 import { attempt, detachedListener, type DetachedFailure } from '../core/detached.js';
+import { ToolsConfigurationError } from '../core/errors.js';
 import type { ToolLogger } from '../core/hooks.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import {
@@ -13,6 +14,7 @@ import {
 } from '../core/task-store.js';
 import { TaskExecution, type TaskExecutionSettings, type TaskRun } from './task-execution.js';
 import { waitUntil } from './wait-until.js';
+import { MCP_MESSAGES } from './mcp.messages.js';
 
 export type { TaskChange, TaskOutcome, TaskRun } from './task-execution.js';
 
@@ -100,10 +102,7 @@ export class McpTasks {
     this.ttlMs = whole(options.ttlMs ?? 3_600_000, 'ttlMs');
     this.maxTtlMs = whole(options.maxTtlMs ?? Math.max(this.ttlMs, 3_600_000), 'maxTtlMs');
     if (this.ttlMs > this.maxTtlMs) {
-      throw new Error(
-        `mcp.tasks.ttlMs (${this.ttlMs}) is longer than mcp.tasks.maxTtlMs (${this.maxTtlMs}): ` +
-          'raise maxTtlMs, or leave it out.',
-      );
+      throw new ToolsConfigurationError(MCP_MESSAGES.taskTtlAboveMax(this.ttlMs, this.maxTtlMs));
     }
     this.pollIntervalMs = whole(options.pollIntervalMs ?? 1_000, 'pollIntervalMs');
     this.maxLiveTasks = whole(options.maxLiveTasks ?? 10, 'maxLiveTasks', null);
@@ -439,8 +438,7 @@ function cancelledReason(): Error {
  */
 function whole(value: number, name: string, unit: string | null = 'milliseconds'): number {
   if (!(Number.isSafeInteger(value) && value > 0)) {
-    const of = unit === null ? '' : ` of ${unit}`;
-    throw new Error(`mcp.tasks.${name} must be a positive whole number${of}, got ${value}.`);
+    throw new ToolsConfigurationError(MCP_MESSAGES.taskNumber(name, value, unit));
   }
   return value;
 }

@@ -51,6 +51,7 @@ import {
   toolPayload,
 } from '../fixtures/mcp-http.js';
 import { userAccessToken } from './support.js';
+import { MCP_MESSAGES } from '../../lib/mcp/mcp.messages.js';
 
 const SCOPES = ['notes:read', 'notes:write'];
 const CLIENT = { clientId: 'robot', clientSecret: 'robot-secret' };
@@ -604,23 +605,23 @@ describe.each(ADAPTERS)('signing keys (%s)', (adapter) => {
 
 describe('bootstrap', () => {
   it.each([
-    [{ issuers: [] }, 'mcp.auth.issuers needs at least one issuer.'],
-    [{ issuers: 'http://auth.example.com', resource: 'https://x/mcp' }, 'Issuer URL must be HTTPS'],
+    [{ issuers: [] }, MCP_MESSAGES.noIssuer()],
     [
-      { issuers: 'https://auth.example.com' },
-      'mcp.auth needs exactly one of resource (the endpoint URL clients use, e.g. "https://api.example.com/mcp") and resourceFromRequest: true.',
+      { issuers: 'http://auth.example.com', resource: 'https://x/mcp' },
+      MCP_MESSAGES.issuerRefused('http://auth.example.com', 'Issuer URL must be HTTPS'),
     ],
+    [{ issuers: 'https://auth.example.com' }, MCP_MESSAGES.resourceChoice()],
     [
       {
         issuers: 'https://auth.example.com',
         resource: 'https://x/mcp',
         jwt: { algorithms: ['RS256', 'HS256'] },
       },
-      "mcp.auth.jwt.algorithms must not allow HS256: access tokens are verified with the issuer's public keys.",
+      MCP_MESSAGES.symmetricAlgorithms(['HS256']),
     ],
     [
       { issuers: 'https://auth.example.com', resource: 'https://x/mcp', scopesSupported: ['a b'] },
-      'mcp.auth: "a b" is not an OAuth scope.',
+      MCP_MESSAGES.notAScope('a b'),
     ],
   ] as const)('refuses %j', async (auth, message) => {
     await expect(
@@ -632,7 +633,7 @@ describe('bootstrap', () => {
           }),
         ],
       }),
-    ).rejects.toThrow(message);
+    ).rejects.toMatchObject({ name: 'ToolsConfigurationError', message });
   });
 
   it('takes the sign-in from forRootAsync (mcpAuth), and refuses it in both places', async () => {

@@ -12,6 +12,7 @@ import { createToolInvoker, defineRuntimeTool, InMemoryTaskStore } from '../../l
 import type { TaskRecord } from '../../lib/core/task-store.js';
 import { createMcpHttpHandler } from '../../lib/mcp/index.js';
 import { McpTasks } from '../../lib/mcp/tasks.js';
+import { MCP_MESSAGES } from '../../lib/mcp/mcp.messages.js';
 import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
 import { closeServer, eraHeaders } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
@@ -107,32 +108,43 @@ describe('task options that cannot work', () => {
   });
   const endpoint = (tasks: Record<string, number>) => () =>
     createMcpHttpHandler(createToolInvoker([report]), { tasks });
+  /** What `make` threw, to compare whole: its class and its message. */
+  const thrownBy = (make: () => unknown) => {
+    try {
+      make();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+  const configurationError = (message: string) =>
+    expect.objectContaining({ name: 'ToolsConfigurationError', message });
 
   it.each(['ttlMs', 'maxTtlMs', 'pollIntervalMs', 'leaseMs'] as const)(
     'a %s that is not a positive whole number is refused when the endpoint is made',
     (option) => {
-      expect(endpoint({ [option]: 0 })).toThrow(
-        `mcp.tasks.${option} must be a positive whole number of milliseconds, got 0.`,
+      expect(thrownBy(endpoint({ [option]: 0 }))).toEqual(
+        configurationError(MCP_MESSAGES.taskNumber(option, 0, 'milliseconds')),
       );
       // The 2026-07-28 revision sends times as integers.
-      expect(endpoint({ [option]: 1500.5 })).toThrow(
-        `mcp.tasks.${option} must be a positive whole number of milliseconds, got 1500.5.`,
+      expect(thrownBy(endpoint({ [option]: 1500.5 }))).toEqual(
+        configurationError(MCP_MESSAGES.taskNumber(option, 1500.5, 'milliseconds')),
       );
     },
   );
 
   it('a limit that is not a positive whole number is refused when the endpoint is made', () => {
-    expect(endpoint({ maxLiveTasks: 0 })).toThrow(
-      'mcp.tasks.maxLiveTasks must be a positive whole number, got 0.',
+    expect(thrownBy(endpoint({ maxLiveTasks: 0 }))).toEqual(
+      configurationError(MCP_MESSAGES.taskNumber('maxLiveTasks', 0, null)),
     );
-    expect(endpoint({ maxResultBytes: -1 })).toThrow(
-      'mcp.tasks.maxResultBytes must be a positive whole number of bytes, got -1.',
+    expect(thrownBy(endpoint({ maxResultBytes: -1 }))).toEqual(
+      configurationError(MCP_MESSAGES.taskNumber('maxResultBytes', -1, 'bytes')),
     );
   });
 
   it('a default ttl longer than the most a client may ask for is refused', () => {
-    expect(endpoint({ ttlMs: 7_200_000, maxTtlMs: 3_600_000 })).toThrow(
-      'mcp.tasks.ttlMs (7200000) is longer than mcp.tasks.maxTtlMs (3600000): raise maxTtlMs, or leave it out.',
+    expect(thrownBy(endpoint({ ttlMs: 7_200_000, maxTtlMs: 3_600_000 }))).toEqual(
+      configurationError(MCP_MESSAGES.taskTtlAboveMax(7_200_000, 3_600_000)),
     );
     // Left out, the most follows a longer default.
     expect(endpoint({ ttlMs: 7_200_000 })).not.toThrow();

@@ -12,9 +12,11 @@ import {
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
 import { BoundedMap } from '../../core/bounded-map.js';
+import { ToolsConfigurationError } from '../../core/errors.js';
 import { isThenable } from '../../core/maybe-async.js';
 import { isScopeToken, type ToolPrincipal } from '../../core/principal.js';
 import { requestUrl, webHeaders, type HttpRequestLike } from '../http-framing.js';
+import { MCP_MESSAGES } from '../mcp.messages.js';
 import {
   DEFAULT_JWT_ALGORITHMS,
   JwtAccessTokenVerifier,
@@ -102,32 +104,34 @@ export class McpBearerAuth {
 
   constructor(private readonly options: McpAuthOptions) {
     const issuers = [options.issuers].flat();
-    if (issuers.length === 0) throw new Error('mcp.auth.issuers needs at least one issuer.');
+    if (issuers.length === 0) throw new ToolsConfigurationError(MCP_MESSAGES.noIssuer());
     for (const issuer of issuers) {
-      if (!URL.canParse(issuer)) throw new Error(`mcp.auth.issuers: "${issuer}" is not a URL.`);
-      // Refuses an issuer that is not HTTPS (outside loopback), or has a query or fragment.
-      buildOAuthProtectedResourceMetadata({
-        oauthMetadata: { issuer } as OAuthMetadata,
-        resourceServerUrl: new URL('https://resource.invalid/'),
-      });
+      if (!URL.canParse(issuer))
+        throw new ToolsConfigurationError(MCP_MESSAGES.issuerNotUrl(issuer));
+      // The SDK refuses an issuer that is not HTTPS (outside loopback), or has a query or fragment.
+      try {
+        buildOAuthProtectedResourceMetadata({
+          oauthMetadata: { issuer } as OAuthMetadata,
+          resourceServerUrl: new URL('https://resource.invalid/'),
+        });
+      } catch (error) {
+        throw new ToolsConfigurationError(
+          MCP_MESSAGES.issuerRefused(issuer, (error as Error).message),
+        );
+      }
     }
     this.issuers = Object.freeze(issuers);
     if ((options.resource === undefined) === (options.resourceFromRequest !== true)) {
-      throw new Error(
-        'mcp.auth needs exactly one of resource (the endpoint URL clients use, e.g. "https://api.example.com/mcp") and resourceFromRequest: true.',
-      );
+      throw new ToolsConfigurationError(MCP_MESSAGES.resourceChoice());
     }
     if (options.resource !== undefined) {
       if (!URL.canParse(options.resource) || new URL(options.resource).hash) {
-        throw new Error(
-          `mcp.auth.resource must be an absolute URL without a fragment, got "${options.resource}".`,
-        );
+        throw new ToolsConfigurationError(MCP_MESSAGES.resourceNotUrl(options.resource));
       }
       this.resource = new URL(options.resource);
     }
     for (const scope of [...(options.scopesSupported ?? []), ...(options.requiredScopes ?? [])]) {
-      if (!isScopeToken(scope))
-        throw new Error(`mcp.auth: ${JSON.stringify(scope)} is not an OAuth scope.`);
+      if (!isScopeToken(scope)) throw new ToolsConfigurationError(MCP_MESSAGES.notAScope(scope));
     }
     this.requiredScopes = [...(options.requiredScopes ?? [])];
     this.challengeScopes =
@@ -390,9 +394,7 @@ function jwtVerifier(issuers: readonly string[], jwt: JwtVerification) {
   const algorithms = jwt.algorithms ?? DEFAULT_JWT_ALGORITHMS;
   const refused = algorithms.filter((alg) => alg === 'none' || /^HS/i.test(alg));
   if (refused.length > 0) {
-    throw new Error(
-      `mcp.auth.jwt.algorithms must not allow ${refused.join(', ')}: access tokens are verified with the issuer's public keys.`,
-    );
+    throw new ToolsConfigurationError(MCP_MESSAGES.symmetricAlgorithms(refused));
   }
   const verifier = new JwtAccessTokenVerifier({
     issuers,
