@@ -322,7 +322,7 @@ function isJsonValue(value: unknown, depth: number): boolean {
 }
 
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
-/** The 2026-era revision the SDK serves (2.4.x), and the one whose answers the direct path writes. */
+/** The 2025-era revisions the SDK serves. */
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 /**
