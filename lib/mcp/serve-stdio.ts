@@ -45,7 +45,7 @@ export function serveStdio(
   return serveInvokerStdio(invoker, resolveMcpEndpointOptions(options), options);
 }
 
-/** {@link serveStdio} with resolved endpoint options (the Nest app's, for its own `serveStdio`). */
+/** {@link serveStdio} with resolved endpoint options (the Nest app's, for `serveAppStdio`). */
 export function serveInvokerStdio(
   invoker: ToolInvoker,
   endpoint: Pick<ResolvedMcpEndpointOptions, 'serverInfo' | 'instructions' | 'protocol'>,

@@ -8,8 +8,6 @@ export {
   Prompt,
 } from './decorators/index.js';
 export type {
-  ToolFactoryOptions,
-  ToolOptions,
   ResourceOptions,
   ResourceTemplateOptions,
   PromptOptions,
@@ -34,7 +32,7 @@ export type { McpEndpointOptions, McpProtocolMode } from '../mcp/endpoint-option
 export type { McpAuthOptions } from '../mcp/auth/bearer-auth.js';
 export type { McpTaskOptions } from '../mcp/tasks.js';
 export type { JwtVerification } from '../mcp/auth/jwt-verifier.js';
-export { serveStdio } from './mcp/serve-app-stdio.js';
-export type { ServeAppStdioOptions as ServeStdioOptions } from './mcp/serve-app-stdio.js';
+export { serveAppStdio } from './mcp/serve-app-stdio.js';
+export type { ServeAppStdioOptions } from './mcp/serve-app-stdio.js';
 export { runToolsCli } from './cli/run-tools-cli.js';
 export type { ToolsCliModule, ToolsCliOptions } from './cli/run-tools-cli.js';

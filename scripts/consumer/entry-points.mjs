@@ -16,6 +16,7 @@ for (const name of [
   'ToolInvoker',
   'McpEndpoint',
   'runToolsCli',
+  'serveAppStdio',
 ]) {
   assert.equal(typeof root[name], 'function', `toolwright exports ${name}`);
 }

@@ -19,7 +19,7 @@ function collect(stream: unknown): () => string {
   return () => chunks.join('');
 }
 
-describe('serveStdio with a 2025-era client (child process)', () => {
+describe('serveAppStdio with a 2025-era client (child process)', () => {
   let client: ClientV1;
   let stderr: () => string;
   /** Anything the client could not read as JSON-RPC on the child's stdout lands here. */
@@ -59,7 +59,7 @@ describe('serveStdio with a 2025-era client (child process)', () => {
     ]);
   });
 
-  it("calls a tool with serveStdio's context", async () => {
+  it("calls a tool with serveAppStdio's context", async () => {
     const progress: number[] = [];
     const result = await client.callTool(
       { name: 'stdio_whoami', arguments: { text: 'hi' } },
@@ -113,7 +113,7 @@ describe('serveStdio with a 2025-era client (child process)', () => {
  */
 class InPlaceStdioV2 extends StdioV2 {}
 
-describe('serveStdio with a 2026-era client (child process)', () => {
+describe('serveAppStdio with a 2026-era client (child process)', () => {
   let client: ClientV2;
   const errors: unknown[] = [];
 

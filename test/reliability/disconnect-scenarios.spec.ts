@@ -27,7 +27,7 @@ import {
 } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
-import { serveStdio, ToolsModule } from '../../lib/index.js';
+import { serveAppStdio, ToolsModule } from '../../lib/index.js';
 import { RedisInstanceBus, RedisTaskStore } from '../../lib/redis/index.js';
 import { ADAPTERS, TestApps, type AdapterName } from '../fixtures/apps.js';
 import { CallLedger, disconnectTools, type Work } from '../fixtures/disconnect-tools.js';
@@ -326,7 +326,7 @@ class StdioSession implements Session {
 
   static async connect(era: Era): Promise<StdioSession> {
     const [client, server] = InMemoryTransport.createLinkedPair();
-    const served = serveStdio(stdioApp, { transport: server, context: STDIO_CONTEXT });
+    const served = serveAppStdio(stdioApp, { transport: server, context: STDIO_CONTEXT });
     const peer = new StdioPeer(client);
     await peer.start();
     return new StdioSession(era, peer, served);
@@ -426,7 +426,7 @@ async function officialClient(
         : new TransportV2(url, { requestInit });
   } else {
     const [client, server] = InMemoryTransport.createLinkedPair();
-    served = serveStdio(stdioApp, { transport: server, context: STDIO_CONTEXT });
+    served = serveAppStdio(stdioApp, { transport: server, context: STDIO_CONTEXT });
     transport = client;
   }
   const closeServed = () => served?.close().catch(() => undefined);

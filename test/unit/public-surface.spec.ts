@@ -54,7 +54,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
       'mapHttpException',
       'presentationOf',
       'runToolsCli',
-      'serveStdio',
+      'serveAppStdio',
     ],
   },
   'toolwright/core': {
@@ -84,7 +84,7 @@ const SURFACE: Record<string, { ns: object; names: string[] }> = {
   'toolwright/redis': { ns: redis, names: ['RedisInstanceBus', 'RedisTaskStore'] },
 };
 
-/** What only the Nest layer exports (its `serveStdio`, for a Nest app, aside). */
+/** What only the Nest layer exports. */
 const NEST_ONLY = [
   'McpEndpoint',
   'Prompt',
@@ -103,6 +103,7 @@ const NEST_ONLY = [
   'UseToolGuards',
   'mapHttpException',
   'runToolsCli',
+  'serveAppStdio',
 ];
 
 describe('the public surface', () => {
@@ -117,7 +118,7 @@ describe('the public surface', () => {
       Object.keys(toolwright)
         .filter((name) => !NEST_ONLY.includes(name))
         .sort(),
-    ).toEqual([...SURFACE['toolwright/core'].names, 'serveStdio'].sort());
+    ).toEqual(SURFACE['toolwright/core'].names);
     for (const name of SURFACE['toolwright/core'].names) {
       expect({ name, same: (toolwright as any)[name] === (core as any)[name] }).toEqual({
         name,
@@ -135,10 +136,10 @@ describe('the public surface', () => {
     expect('ToolInvoker' in ns).toBe(false);
   });
 
-  it("toolwright/mcp's serveStdio serves an invoker; toolwright's serves a Nest app", () => {
+  it("toolwright/mcp's serveStdio serves an invoker; toolwright's serveAppStdio serves a Nest app", () => {
     expect(typeof mcp.serveStdio).toBe('function');
-    expect(typeof toolwright.serveStdio).toBe('function');
-    expect(mcp.serveStdio).not.toBe(toolwright.serveStdio);
+    expect(typeof toolwright.serveAppStdio).toBe('function');
+    expect('serveStdio' in toolwright).toBe(false);
   });
 
   it("ToolInvoker from 'toolwright' is the Nest injectable class", async () => {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { defineToolRegistry, serveStdio, StderrLogger, ToolsModule } from 'toolwright';
+import { defineToolRegistry, serveAppStdio, StderrLogger, ToolsModule } from 'toolwright';
 import { InvoiceTools } from '../getting-started/invoice.tools.js';
 import { InvoicesService } from '../getting-started/invoices.service.js';
 import { exportReport } from '../tools/runtime-tools.js';
@@ -21,4 +21,4 @@ class StdioModule {}
 const app = await NestFactory.createApplicationContext(StdioModule, { logger: new StderrLogger() });
 app.enableShutdownHooks();
 // There is no request to resolve a context from: give the context of every call.
-serveStdio(app, { context: { tenantId: process.env.TENANT_ID ?? 'acme' } });
+serveAppStdio(app, { context: { tenantId: process.env.TENANT_ID ?? 'acme' } });

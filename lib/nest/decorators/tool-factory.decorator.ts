@@ -1,9 +1,6 @@
 import type { ToolClassOptions } from '../../core/tool-class.js';
 import { assertLegacyDecorator, draftOf, publish } from './tool-class.draft.js';
 
-/** Options of {@link ToolFactory}: the identity and context every `@Tool` method of the class shares. */
-export type ToolFactoryOptions = ToolClassOptions;
-
 /**
  * Marks an injectable class as a factory of tools: its `@Tool` methods become runtime tools that
  * share the service identity and the context schema. Put the class in a registry's `defaults`
@@ -21,7 +18,7 @@ export type ToolFactoryOptions = ToolClassOptions;
  *   }
  * }
  */
-export function ToolFactory(options: ToolFactoryOptions): ClassDecorator {
+export function ToolFactory(options: ToolClassOptions): ClassDecorator {
   return (target, ...rest: unknown[]) => {
     assertLegacyDecorator('ToolFactory', rest[0]);
     draftOf(target).factory = { ...options };

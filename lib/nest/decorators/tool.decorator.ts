@@ -1,9 +1,6 @@
 import type { ToolMethodOptions } from '../../core/tool-class.js';
 import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
 
-/** Options of {@link Tool}: one tool, whose handler is the decorated method. */
-export type ToolOptions = ToolMethodOptions;
-
 /**
  * Declares a method of a `@ToolFactory` class as a tool. The method receives the call object
  * (`{ input, context, signal, reportProgress, log, call }`) and runs on the instance the Nest
@@ -13,7 +10,7 @@ export type ToolOptions = ToolMethodOptions;
  * @Tool({ action: 'voidInvoice', method: 'DELETE', description: 'Void an invoice', input: z.object({ id: z.string() }) })
  * void({ input, context }: ToolCall<{ id: string }, BillingContext>) { … }
  */
-export function Tool(options: ToolOptions): MethodDecorator {
+export function Tool(options: ToolMethodOptions): MethodDecorator {
   return (target, key) => {
     assertLegacyDecorator('Tool', key);
     draftOf(target.constructor).methods.set(String(key), { ...options });

@@ -5,7 +5,7 @@ import { ToolInvoker } from '../tool-invoker.service.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
 
-/** Options of the Nest {@link serveStdio}: the endpoint's own come from `ToolsModule`'s `mcp`. */
+/** Options of {@link serveAppStdio}: the endpoint's own come from `ToolsModule`'s `mcp`. */
 export type ServeAppStdioOptions = Pick<ServeStdioOptions, 'context' | 'transport'>;
 
 /**
@@ -15,9 +15,9 @@ export type ServeAppStdioOptions = Pick<ServeStdioOptions, 'context' | 'transpor
  *
  * @example
  * const app = await NestFactory.createApplicationContext(AppModule, { logger: new StderrLogger() });
- * serveStdio(app, { context: { tenantId: 'local' } });
+ * serveAppStdio(app, { context: { tenantId: 'local' } });
  */
-export function serveStdio(
+export function serveAppStdio(
   app: INestApplicationContext,
   options: ServeAppStdioOptions = {},
 ): StdioServerHandle {
