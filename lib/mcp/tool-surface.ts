@@ -675,8 +675,11 @@ export class McpToolSurface {
       let ask: ToolAsk | undefined;
       if (asking && era === 'modern') {
         if (this.tools.get(params.name)?.spec.asks) {
-          // An anonymous caller's rounds are bound to no one: any anonymous caller could answer.
-          round = asking.round(ctx, params.name, params.arguments, (await this.identity()) ?? '');
+          // The state, which the client can read, carries the caller as a digest. An anonymous
+          // caller's rounds are bound to no one: any anonymous caller could answer.
+          const identity = await this.identity();
+          const caller = identity === undefined ? '' : identityKey(identity);
+          round = asking.round(ctx, params.name, params.arguments, caller);
           await round.taken();
           ask = round.ask;
         } else {
