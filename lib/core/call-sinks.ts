@@ -1,5 +1,5 @@
 import type { ToolLogger, UnexpectedErrorLevel } from './hooks.js';
-import { isThenable } from './maybe-async.js';
+import { attempt } from './detached.js';
 import type { ToolCallInfo, ToolLog, ToolLogLevel, ToolProgress } from './types.js';
 
 /** Reports a failed sink, hook or mapper; the message is only built when something failed. */
@@ -39,15 +39,8 @@ export function observe<A>(
   fn: (arg: A) => unknown,
   arg: A,
 ): void | Promise<void> {
-  let value: unknown;
-  try {
-    value = fn(arg);
-  } catch (error) {
-    return report(logger, what, name, error);
-  }
-  if (!isThenable(value)) return;
-  return Promise.resolve(value).then(
-    () => undefined,
+  return attempt(
+    () => fn(arg),
     (error) => report(logger, what, name, error),
   );
 }
