@@ -7,31 +7,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
-import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
+import { createToolInvoker } from '../../lib/core/index.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../../lib/core/instance-bus.js';
 import { createMcpHttpHandler } from '../../lib/mcp/index.js';
-import { identifyByAuthorization, MODERN_META, rpc } from '../fixtures/mcp-http.js';
+import { closeRound, deskClose } from '../fixtures/desk-close.js';
+import { identifyByAuthorization } from '../fixtures/mcp-http.js';
 
 const KEY = 'a shared key of at least 32 bytes, for every instance';
 
-/** The tickets closed, by id: the work a round does once its question is answered. */
-const closed: string[] = [];
-/** Every run of the handler, by ticket id: a refused round runs nothing. */
-const runs: string[] = [];
-
-const close = defineRuntimeTool({
-  description: 'Close a ticket once the user confirms',
-  identity: { serviceName: 'desk', action: 'close', method: 'POST' },
-  input: z.object({ id: z.string() }),
-  asks: { confirm: true },
-  handler: async ({ input, confirm }) => {
-    runs.push(input.id);
-    if (!(await confirm(`Close ${input.id}?`))) return { closed: false };
-    closed.push(input.id);
-    return { closed: true };
-  },
-});
+const { tool: close, closed, runs } = deskClose();
 
 const servers: Server[] = [];
 afterAll(async () => {
@@ -53,28 +37,9 @@ async function instance(bus: InstanceBus, errors: string[] = []): Promise<string
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 
-/** A round of closing `id` on `url`: the first (no state), or the answer to the confirmation. */
-function round(url: string, id: string, state?: string) {
-  return rpc(
-    url,
-    'modern',
-    'tools/call',
-    {
-      name: 'desk_close',
-      arguments: { id },
-      ...(state !== undefined && {
-        requestState: state,
-        inputResponses: { q0: { action: 'accept' } },
-      }),
-      _meta: { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
-    },
-    { authorization: 'Bearer alice' },
-  );
-}
-
 /** The `requestState` of the first round of closing `id`. */
 async function stateOf(url: string, id: string): Promise<string> {
-  const first = await round(url, id);
+  const first = await closeRound(url, id);
   expect(first.result).toMatchObject({ resultType: 'input_required' });
   return first.result.requestState;
 }
@@ -90,12 +55,12 @@ describe('a requestState spent on one instance', () => {
     const bus = new InMemoryInstanceBus();
     const [a, b] = [await instance(bus), await instance(bus)];
     const state = await stateOf(a, 'T-1');
-    expect((await round(a, 'T-1', state)).result).toMatchObject({
+    expect((await closeRound(a, 'T-1', state)).result).toMatchObject({
       resultType: 'complete',
       content: [{ type: 'text', text: '{"closed":true}' }],
     });
-    expect((await round(b, 'T-1', state)).error).toEqual(REFUSED);
-    expect((await round(a, 'T-1', state)).error).toEqual(REFUSED);
+    expect((await closeRound(b, 'T-1', state)).error).toEqual(REFUSED);
+    expect((await closeRound(a, 'T-1', state)).error).toEqual(REFUSED);
     expect(closed.filter((id) => id === 'T-1')).toHaveLength(1);
     // The first round and its answer: the replays ran nothing.
     expect(runs.filter((id) => id === 'T-1')).toHaveLength(2);
@@ -105,7 +70,7 @@ describe('a requestState spent on one instance', () => {
     const bus = new InMemoryInstanceBus();
     const [a, b] = [await instance(bus), await instance(bus)];
     const state = await stateOf(b, 'T-2');
-    const answers = await Promise.all([round(a, 'T-2', state), round(b, 'T-2', state)]);
+    const answers = await Promise.all([closeRound(a, 'T-2', state), closeRound(b, 'T-2', state)]);
     expect(answers.filter((answer) => answer.error !== undefined)).toEqual([
       expect.objectContaining({ error: REFUSED }),
     ]);
@@ -125,7 +90,7 @@ describe('a bus that cannot say whether a state was spent', () => {
     })();
     const url = await instance(away, errors);
     const state = await stateOf(url, 'T-3');
-    expect((await round(url, 'T-3', state)).error).toEqual({
+    expect((await closeRound(url, 'T-3', state)).error).toEqual({
       code: -32603,
       message: 'The requestState could not be checked; retry the request.',
     });
@@ -135,7 +100,7 @@ describe('a bus that cannot say whether a state was spent', () => {
     );
     // The state was not spent: once the bus answers, the retry takes it.
     reachable = true;
-    expect((await round(url, 'T-3', state)).error).toBeUndefined();
+    expect((await closeRound(url, 'T-3', state)).error).toBeUndefined();
     expect(closed.filter((id) => id === 'T-3')).toHaveLength(1);
   });
 });

@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
+import { createToolInvoker } from '../../lib/core/index.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../../lib/core/instance-bus.js';
 import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
 import { RedisInstanceBus } from '../../lib/redis/index.js';
-import { closeServer, identifyByAuthorization, MODERN_META, rpc } from '../fixtures/mcp-http.js';
+import { closeRound, deskClose } from '../fixtures/desk-close.js';
+import { closeServer, identifyByAuthorization } from '../fixtures/mcp-http.js';
 import { redisClient, sharedRedis } from '../fixtures/redis.js';
 import { waitFor } from '../fixtures/timing.js';
 
@@ -60,18 +60,7 @@ describe.each([
 });
 
 describe('a requestState spent through one instance, on Redis', () => {
-  const closed: string[] = [];
-  const close = defineRuntimeTool({
-    description: 'Close a ticket once the user confirms',
-    identity: { serviceName: 'desk', action: 'close', method: 'POST' },
-    input: z.object({ id: z.string() }),
-    asks: { confirm: true },
-    handler: async ({ input, confirm }) => {
-      if (!(await confirm(`Close ${input.id}?`))) return { closed: false };
-      closed.push(input.id);
-      return { closed: true };
-    },
-  });
+  const { tool: close, closed } = deskClose();
   const listeners: McpRequestListener[] = [];
   const servers: Server[] = [];
   afterAll(async () => {
@@ -93,25 +82,7 @@ describe('a requestState spent through one instance, on Redis', () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   }
 
-  const round = (url: string, state?: string) =>
-    rpc(
-      url,
-      'modern',
-      'tools/call',
-      {
-        name: 'desk_close',
-        arguments: { id: 'T-1' },
-        ...(state !== undefined && {
-          requestState: state,
-          inputResponses: { q0: { action: 'accept' } },
-        }),
-        _meta: {
-          ...MODERN_META,
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-        },
-      },
-      { authorization: 'Bearer alice' },
-    );
+  const round = (url: string, state?: string) => closeRound(url, 'T-1', state);
 
   it('is refused by the other (-32602): the ticket is closed once', async () => {
     const [a, b] = [await instance(), await instance()];
