@@ -29,6 +29,15 @@ export default tseslint.config(
       ],
     },
   },
+  // A size budget for the library: a file a reader can hold (500 lines, comments included) and
+  // functions of at most 80 lines of code.
+  {
+    files: ['lib/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 500 }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
   // The layers: every import points toward core. core imports nothing else of ours; mcp, ai,
   // langchain and cli import core (and their own SDK); the Nest glue in nest/ imports them all.
   layer('lib/core', [], ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*']),

@@ -1,5 +1,5 @@
 // The public surface of `toolwright` (Nest users): the core's names and the Nest layer's.
-// test/unit/public-surface.spec.ts pins the runtime exports, so a change here is deliberate.
+// test/unit/public-surface.spec.ts pins every exported name, so a change here is deliberate.
 export * from './core/index.js';
 // The injectable class is the public ToolInvoker; it implements the core interface of that name.
 export * from './nest/index.js';

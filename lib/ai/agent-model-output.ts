@@ -44,9 +44,6 @@ function parsedOutput(spec: ToolSpec, output: unknown): unknown {
  * result as an AI SDK `ToolResultOutput` (a string becomes `text`, a `ToolResultOutput` is kept,
  * anything else is sent as `json`). A presenter that throws is logged and the output is sent as
  * JSON, as if there were no presenter: presentation never turns a success into a failure.
- *
- * @example
- * toModelOutput: ({ output }) => presentToModel(spec, output, console)
  */
 export function presentToModel(
   spec: ToolSpec,

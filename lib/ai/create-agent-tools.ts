@@ -13,7 +13,11 @@ import { AgentToolError } from './agent-tool-error.js';
  * Options of {@link createAgentTools}.
  *
  * @example
- * createAgentTools(invoker, { context: { tenantId }, exclude: ['billing_void_invoice'], source: 'support-bot' });
+ * createAgentTools(invoker, {
+ *   context: { tenantId },
+ *   exclude: ['billing_void_invoice'],
+ *   source: 'support-bot',
+ * });
  */
 export interface AgentToolsOptions extends ToolSelection {
   /**
@@ -86,14 +90,22 @@ export interface AgentToolsOptions extends ToolSelection {
  *   constructor(private readonly tools: ToolInvoker) {}
  *
  *   answer(tenantId: string, prompt: string) {
- *     return generateText({ model, prompt, tools: createAgentTools(this.tools, { context: { tenantId } }) });
+ *     return generateText({
+ *       model,
+ *       prompt,
+ *       tools: createAgentTools(this.tools, { context: { tenantId } }),
+ *     });
  *   }
  * }
  *
  * // or provide a factory of tool sets (the invoker is compiled during app.init(), so the
  * // provider returns a function rather than the set itself)
- * { provide: AGENT_TOOLS, inject: [ToolInvoker],
- *   useFactory: (tools: ToolInvoker) => (context: ToolContext) => createAgentTools(tools, { context }) }
+ * export const agentTools = {
+ *   provide: AGENT_TOOLS,
+ *   inject: [ToolInvoker],
+ *   useFactory: (tools: ToolInvoker) => (context: ToolContext) =>
+ *     createAgentTools(tools, { context }),
+ * };
  *
  * @example
  * // A tool with asks: { confirm: true }: the run stops at the approval request; the next run
@@ -105,7 +117,11 @@ export interface AgentToolsOptions extends ToolSelection {
  *   const approved = await userApproves(requests.map(({ toolCall }) => toolCall));
  *   messages.push({
  *     role: 'tool',
- *     content: requests.map(({ approvalId }) => ({ type: 'tool-approval-response', approvalId, approved })),
+ *     content: requests.map(({ approvalId }) => ({
+ *       type: 'tool-approval-response',
+ *       approvalId,
+ *       approved,
+ *     })),
  *   });
  *   const second = await generateText({ model, tools, messages });
  *   messages.push(...second.responseMessages); // the tool's result (or its denial), then the answer

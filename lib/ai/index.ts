@@ -1,3 +1,2 @@
 export { createAgentTools, type AgentToolsOptions } from './create-agent-tools.js';
 export { AgentToolError } from './agent-tool-error.js';
-export type { ToolSelection } from '../core/tool-selection.js';

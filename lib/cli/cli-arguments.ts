@@ -3,24 +3,13 @@ import { similarNames } from '../core/naming.js';
 import type { ToolContext } from '../core/types.js';
 import { CliUsageError } from './cli-usage.js';
 
-/**
- * Where `call` and `prompt` take their arguments from.
- *
- * @example
- * parseCliArguments(['call', 'orders_get', '--args-file', '-']).args; // { from: 'stdin', explicit: true }
- */
+/** Where `call` and `prompt` take their arguments from. */
 export type CliArgumentsSource =
   | { readonly from: 'inline'; readonly value: unknown }
   | { readonly from: 'file'; readonly path: string }
   | { readonly from: 'stdin'; readonly explicit: boolean };
 
-/**
- * A command line, parsed and checked.
- *
- * @example
- * parseCliArguments(['describe', 'orders_get', '--json']); // { command: 'describe', name: 'orders_get', json: true }
- * parseCliArguments(['read', 'kb://handbook']); // { command: 'read', uri: 'kb://handbook', json: false }
- */
+/** A command line, parsed and checked. */
 export type CliRequest =
   | { readonly command: 'help' }
   | { readonly command: 'list'; readonly json: boolean; readonly context?: ToolContext }
@@ -78,13 +67,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/**
- * Parses JSON given on the command line, naming the option when it is malformed.
- *
- * @example
- * parseJsonOption('{"id":"o1"}', '--args'); // { id: 'o1' }
- * parseJsonOption('{id:1}', '--args');       // throws CliUsageError: --args is not valid JSON: …
- */
+/** Parses JSON given on the command line, naming the option when it is malformed. */
 export function parseJsonOption(text: string, option: string): unknown {
   try {
     return JSON.parse(text);
@@ -144,10 +127,6 @@ function onlyWith(command: string, option: string): string {
  * `prompts`, `prompt <name> …`) with Node's `util.parseArgs` and checks it: an unknown command,
  * a missing or extra name or URI, an option the command does not take, or malformed JSON in
  * `--args` / `--context` throw a {@link CliUsageError}.
- *
- * @example
- * parseCliArguments(['call', 'orders_get', '--args', '{"id":"o1"}']);
- * // { command: 'call', name: 'orders_get', json: false, args: { from: 'inline', value: { id: 'o1' } } }
  */
 export function parseCliArguments(argv: readonly string[]): CliRequest {
   const { values, positionals } = parse(argv);

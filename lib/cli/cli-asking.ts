@@ -8,12 +8,7 @@ import {
 } from '../core/asking.js';
 import type { CliStdin } from './cli-input.js';
 
-/**
- * Where the command line writes its messages and prompts (stderr): a terminal when `isTTY`.
- *
- * @example
- * const output: CliOutput = process.stderr;
- */
+/** Where the command line writes its messages and prompts (stderr): a terminal when `isTTY`. */
 export interface CliOutput {
   write(text: string): unknown;
   readonly isTTY?: boolean;
@@ -21,12 +16,7 @@ export interface CliOutput {
   readonly columns?: number;
 }
 
-/**
- * The terminal the command line asks its questions on: keys from `input`, prompts to `output`.
- *
- * @example
- * const terminal: CliTerminal = { input: process.stdin, output: process.stderr };
- */
+/** The terminal the command line asks its questions on: keys from `input`, prompts to `output`. */
 export interface CliTerminal {
   readonly input: CliStdin;
   readonly output: CliOutput;
@@ -35,9 +25,6 @@ export interface CliTerminal {
 /**
  * The terminal to ask on, or `undefined` when there is none: stdin and stderr must both be
  * terminals, and stdin must not have been read to its end (the call's arguments typed on it).
- *
- * @example
- * const terminal = cliTerminal(process.stdin, process.stderr); // undefined when piped
  */
 export function cliTerminal(
   input: CliStdin | undefined,
@@ -111,10 +98,6 @@ function isCancelled(error: unknown): boolean {
  *   "(none)" in a choice) is left out.
  *
  * Ctrl-C, Escape, or the call's signal firing close the open prompt: the answer is `cancel`.
- *
- * @example
- * const ask = terminalAsk({ input: process.stdin, output: process.stderr });
- * await invoker.invoke('tickets_close', { id: 'T-1' }, { transport: 'CLI', ask });
  */
 export function terminalAsk(terminal: CliTerminal): ToolAsk {
   let turn: Promise<unknown> = Promise.resolve();
@@ -277,10 +260,6 @@ async function askField(
  * to the embedding's `ask`, else to the terminal, else is refused with `USER_INPUT_UNAVAILABLE`
  * (`inputUnavailable`). `refused` is the question refused that way, if any: a call that then
  * fails with `USER_INPUT_UNAVAILABLE` failed for want of a terminal.
- *
- * @example
- * const asking = cliAsking({ yes: true, terminal: cliTerminal(process.stdin, process.stderr) });
- * await invoker.invoke('tickets_close', { id: 'T-1' }, { transport: 'CLI', ask: asking.ask });
  */
 export function cliAsking(options: {
   readonly yes?: boolean;
@@ -300,13 +279,7 @@ export function cliAsking(options: {
   };
 }
 
-/**
- * What the command line prints when a tool asks a question it cannot put to anyone.
- *
- * @example
- * stderr.write(unansweredMessage(question));
- * // Tool "tickets_close" asks "Close ticket T-1?" and needs a yes or no, but …
- */
+/** What the command line prints when a tool asks a question it cannot put to anyone. */
 export function unansweredMessage(question: ToolQuestion): string {
   const { name } = question.call;
   const needs = question.kind === 'confirm' ? 'a yes or no' : 'answers';

@@ -14,21 +14,13 @@ import { CLI_EXIT_CODES } from './cli-usage.js';
 /**
  * Where a command writes its output: text, and the raw bytes of a binary resource `read`
  * (only when it is not a terminal).
- *
- * @example
- * const stdout: CliStdout = process.stdout;
  */
 export interface CliStdout {
   write(chunk: string | Uint8Array): unknown;
   readonly isTTY?: boolean;
 }
 
-/**
- * Where a command writes and asks, and what every call carries.
- *
- * @example
- * const io: CliCommandIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, context: { tenantId: 'local' } };
- */
+/** Where a command writes and asks, and what every call carries. */
 export interface CliCommandIO {
   readonly stdout: CliStdout;
   /** Messages, logs and progress; the prompts of a tool's questions when it is a terminal. */
@@ -56,12 +48,7 @@ type WithInput<R> = R extends { readonly args: CliArgumentsSource }
   ? Omit<R, 'args'> & { readonly input: unknown }
   : never;
 
-/**
- * A parsed request whose arguments (`call`, `prompt`) have been read.
- *
- * @example
- * const command: CliCommand = { command: 'call', name: 'orders_get', json: true, input: { id: 'o1' } };
- */
+/** A parsed request whose arguments (`call`, `prompt`) have been read. */
 export type CliCommand =
   Exclude<CliRequest, { command: 'help' } | { args: CliArgumentsSource }> | WithInput<CliRequest>;
 
@@ -93,9 +80,6 @@ function describeText(tool: ToolDescriptor): string {
  * question fails the call with `USER_INPUT_UNAVAILABLE`, and the command exits 2 with a message
  * on stderr saying what to do, stdout left empty. A tool that fails with that code for another
  * reason (an `io.ask` that cannot ask, a call of its own) is an ordinary failure, exit 1.
- *
- * @example
- * const code = await runCliCommand(invoker, { command: 'list', json: true }, process);
  */
 export async function runCliCommand(
   invoker: ToolInvoker,

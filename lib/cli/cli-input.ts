@@ -2,12 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseJsonOption, type CliArgumentsSource } from './cli-arguments.js';
 import { CliUsageError } from './cli-usage.js';
 
-/**
- * The standard input as the command line reads it.
- *
- * @example
- * await readCallArguments({ from: 'stdin', explicit: false }, process.stdin satisfies CliStdin);
- */
+/** The standard input as the command line reads it. */
 export type CliStdin = NodeJS.ReadableStream & { isTTY?: boolean };
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -22,9 +17,6 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
  * The arguments of a `call` or `prompt`: the `--args` JSON, the JSON of `--args-file`, or the
  * JSON piped on stdin. Without either option, a terminal on stdin (nothing piped) or empty input
  * means no arguments (`{}`). An unreadable file or malformed JSON throws a {@link CliUsageError}.
- *
- * @example
- * await readCallArguments({ from: 'file', path: 'args.json' }, process.stdin); // { id: 'o1' }
  */
 export async function readCallArguments(
   source: CliArgumentsSource,

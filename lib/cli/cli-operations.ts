@@ -13,23 +13,13 @@ import type { CliCommand, CliCommandIO } from './cli-commands.js';
 import { alignedRows, callReporters, jsonText, withNewline } from './cli-output.js';
 import { CLI_EXIT_CODES } from './cli-usage.js';
 
-/**
- * A `resources`, `read`, `prompts` or `prompt` command, its arguments read.
- *
- * @example
- * const command: CliOperationCommand = { command: 'read', uri: 'kb://handbook', json: false };
- */
+/** A `resources`, `read`, `prompts` or `prompt` command, its arguments read. */
 export type CliOperationCommand = Extract<
   CliCommand,
   { command: 'resources' | 'read' | 'prompts' | 'prompt' }
 >;
 
-/**
- * Whether a command is about resources or prompts (run by {@link runOperationCommand}).
- *
- * @example
- * isOperationCommand({ command: 'prompts', json: true }); // true
- */
+/** Whether a command is about resources or prompts (run by {@link runOperationCommand}). */
 export function isOperationCommand(command: CliCommand): command is CliOperationCommand {
   return ['resources', 'read', 'prompts', 'prompt'].includes(command.command);
 }
@@ -184,9 +174,6 @@ async function listOperations(
  * terminal, else `<binary, N bytes, type>`; `prompt`: the description, then `[role] text`,
  * `[role] <image type, N bytes>`, `[role] <resource uri>` and its text. `--json` prints the
  * descriptors, `{ contents }` or `{ description?, messages }`.
- *
- * @example
- * const code = await runOperationCommand(invoker, { command: 'read', uri: 'kb://handbook', json: false }, process);
  */
 export async function runOperationCommand(
   invoker: ToolInvoker,

@@ -3,28 +3,15 @@
  * envelope is on stdout) or the application could not start, `2` a usage error, an unknown tool,
  * resource URI or prompt, or a question the tool asked with no terminal to answer it on (the
  * message is on stderr).
- *
- * @example
- * process.exitCode = await runToolsCli(AppModule); // CLI_EXIT_CODES.TOOL_FAILED when the call failed
  */
 export const CLI_EXIT_CODES = Object.freeze({ OK: 0, TOOL_FAILED: 1, USAGE: 2 } as const);
 
-/**
- * A command line that cannot be run as written; its message says what to change.
- *
- * @example
- * throw new CliUsageError('describe needs a tool name: describe <name>.');
- */
+/** A command line that cannot be run as written; its message says what to change. */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
 }
 
-/**
- * The `--help` text of the command line named `program`.
- *
- * @example
- * process.stdout.write(cliUsage('tools'));
- */
+/** The `--help` text of the command line named `program`. */
 export function cliUsage(program: string): string {
   return `Usage: ${program} <command> [options]
 

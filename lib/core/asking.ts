@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolError, ToolsConfigurationError, validationError } from './errors.js';
 import { deepFreeze, isObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
 import type { ToolCallInfo } from './types.js';
@@ -7,9 +8,6 @@ import type { ToolCallInfo } from './types.js';
  * What a tool may ask the user while it runs, declared with the tool so that every surface and
  * the manifest know it in advance. Each elicitation schema must stay within what MCP elicitation
  * can carry (see {@link assertElicitationSchema}); one that does not is refused at composition.
- *
- * @example
- * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'normal', 'high']) })] }
  */
 export interface ToolAsks {
   /** The tool may ask for a yes or no (`confirm`). */
@@ -50,10 +48,16 @@ export type ToolAnswer =
  * out, shut down): stop asking then.
  *
  * @example
- * await invoker.invoke('tickets_close', { id: 'T-1' }, {
- *   transport: 'AGENT',
- *   ask: async (question) => ({ action: (await prompt(question.message)) ? 'accept' : 'decline' }),
- * });
+ * await invoker.invoke(
+ *   'tickets_close',
+ *   { id: 'T-1' },
+ *   {
+ *     transport: 'AGENT',
+ *     ask: async (question) => ({
+ *       action: (await prompt(question.message)) ? 'accept' : 'decline',
+ *     }),
+ *   },
+ * );
  */
 export type ToolAsk = (
   question: ToolQuestion,
@@ -116,9 +120,7 @@ const requestedSchemas = new WeakMap<object, JsonSchema>();
  */
 export function assertElicitationSchema(schema: unknown, owner: string): JsonSchema {
   if (!isObjectSchema(schema)) {
-    throw new ToolsConfigurationError(
-      `${owner}: an elicitation schema must be a Zod object (z.object({...})) of flat fields.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.elicitationNotObject(owner));
   }
   const made = requestedSchemas.get(schema);
   if (made) return made;
@@ -130,12 +132,7 @@ export function assertElicitationSchema(schema: unknown, owner: string): JsonSch
   for (const [key, field] of Object.entries(json.properties ?? {})) {
     const problem = fieldProblem(field);
     if (problem) {
-      throw new ToolsConfigurationError(
-        `${owner}: elicitation field "${key}" ${problem}. MCP elicitation carries flat fields ` +
-          'only: z.string() (optionally .email(), z.url(), z.iso.date(), z.iso.datetime()), ' +
-          'z.number(), z.int(), z.boolean(), z.enum([...]) (or a union of titled literals) and ' +
-          'z.array(z.enum([...])).',
-      );
+      throw new ToolsConfigurationError(CORE_MESSAGES.elicitationField(owner, key, problem));
     }
     properties[key] = wireField(field);
   }
@@ -252,18 +249,14 @@ function isTitledEnum(field: Record<string, unknown>, key: 'oneOf' | 'anyOf' = '
 /** The declared `asks` of a tool, checked (see {@link assertElicitationSchema}). */
 export function assertToolAsks(asks: unknown, owner: string): void {
   if (typeof asks !== 'object' || asks === null || Array.isArray(asks)) {
-    throw new ToolsConfigurationError(
-      `${owner}: asks must be { confirm?: true, elicit?: [z.object(...), …] }.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.asks(owner));
   }
   const { confirm, elicit } = asks as ToolAsks;
   if (confirm !== undefined && typeof confirm !== 'boolean') {
-    throw new ToolsConfigurationError(`${owner}: asks.confirm must be true or false.`);
+    throw new ToolsConfigurationError(CORE_MESSAGES.asksConfirm(owner));
   }
   if (elicit !== undefined && !Array.isArray(elicit)) {
-    throw new ToolsConfigurationError(
-      `${owner}: asks.elicit must be a list of Zod object schemas.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.asksElicit(owner));
   }
   for (const schema of elicit ?? []) assertElicitationSchema(schema, owner);
 }
@@ -282,9 +275,7 @@ export interface AskingCall {
 export async function askConfirm(asking: AskingCall, message: string): Promise<boolean> {
   const { call, asks } = asking;
   if (asks?.confirm !== true) {
-    throw new Error(
-      `Tool "${call.name}" asked for a confirmation without declaring it: add asks: { confirm: true }.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.confirmUndeclared(call.name));
   }
   const answer = await ask(asking, { kind: 'confirm', message: String(message), call });
   return answer.action === 'accept';
@@ -298,9 +289,7 @@ export async function askElicit<S extends z.ZodObject<any, any>>(
   const { call, asks } = asking;
   const schema = request?.schema;
   if (!asks?.elicit?.includes(schema)) {
-    throw new Error(
-      `Tool "${call.name}" elicited with a schema it does not declare: list it in asks.elicit.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.elicitUndeclared(call.name));
   }
   const answer = await ask(asking, {
     kind: 'elicit',

@@ -14,7 +14,10 @@ import type { ToolContext } from './types.js';
  * through several.
  *
  * @example
- * ToolsModule.forRoot({ registry, mcp: { identify: (request: { user?: { id: string } }) => request.user?.id } })
+ * ToolsModule.forRoot({
+ *   registry,
+ *   mcp: { identify: (request) => (request as { user?: { id: string } }).user?.id },
+ * });
  */
 export type IdentifyCaller = (
   request: unknown,

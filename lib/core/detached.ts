@@ -33,9 +33,6 @@ export function detached(callback: () => unknown, failed: DetachedFailure): void
 /**
  * `listener` as an event, signal, timer or bus listener may call it: through {@link attempt},
  * so that whatever it does after its request is gone stays here.
- *
- * @example
- * signal.addEventListener('abort', detachedListener(() => stream.send(notice), log), { once: true });
  */
 export function detachedListener<A extends unknown[]>(
   listener: (...args: A) => unknown,

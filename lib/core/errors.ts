@@ -60,7 +60,10 @@ const BRAND = Symbol.for('toolwright.ToolError');
  * the caller can act on; anything else thrown is scrubbed to `INTERNAL_SERVER_ERROR`.
  *
  * @example
- * throw new ToolError('NOT_FOUND', { message: `No invoice ${input.id}`, hint: 'List invoices first' });
+ * throw new ToolError('NOT_FOUND', {
+ *   message: `No invoice ${input.id}`,
+ *   hint: 'List invoices first',
+ * });
  */
 export class ToolError extends Error {
   readonly code: ToolErrorCode;
@@ -127,14 +130,17 @@ export function isProgrammingError(value: unknown): boolean {
  * input schema, a schema JSON Schema cannot express, an unknown registry `disable`/`replace` name,
  * a module class no module provides. The message names the tool, where it was declared and how to
  * fix it. Thrown by `defineRuntimeTool`, `defineToolRegistry`, `createToolInvoker`,
- * `ToolsModule.forRoot()` and `app.init()` alike; never by a call (those answer a `ToolResult`).
+ * `createAgentTools`, `ToolsModule.forRoot()` and `app.init()` alike; never out of a call (those
+ * answer a `ToolResult`), though a handler that asks a question its tool does not declare gets
+ * one, and its call answers `INTERNAL_SERVER_ERROR`.
  *
  * @example
  * try {
  *   createToolInvoker([pingTool, otherPing]);
  * } catch (error) {
  *   if (error instanceof ToolsConfigurationError) console.error(error.message);
- *   // Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool health.pong.
+ *   // Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool
+ *   // health.pong. Rename one of them, or keep only one.
  * }
  */
 export class ToolsConfigurationError extends Error {
@@ -188,13 +194,7 @@ function summarise(label: string, error: z.core.$ZodError): string {
 /** The `target` of a validation failure: what the runner was parsing. */
 export type ValidationTarget = 'input' | 'context' | 'elicitation';
 
-/**
- * Builds the `VALIDATION_ERROR` for a failed parse of a call's input or context.
- *
- * @example
- * const parsed = schema.safeParse(args);
- * if (!parsed.success) throw validationError('input', parsed.error);
- */
+/** Builds the `VALIDATION_ERROR` for a failed parse of a call's input or context. */
 export function validationError(target: ValidationTarget, error: z.core.$ZodError): ToolError {
   return new ToolError('VALIDATION_ERROR', {
     message: summarise(`Invalid ${target}`, error),
@@ -206,9 +206,6 @@ export function validationError(target: ValidationTarget, error: z.core.$ZodErro
 /**
  * The `VALIDATION_ERROR` for a value nested deeper than `maxDepth` levels of arrays and objects,
  * which validation does not follow (see `MAX_JSON_DEPTH`).
- *
- * @example
- * if (valueTooDeep(args)) throw nestedTooDeep('input', MAX_JSON_DEPTH);
  */
 export function nestedTooDeep(target: ValidationTarget, maxDepth: number): ToolError {
   const issue = {
@@ -228,10 +225,6 @@ export function nestedTooDeep(target: ValidationTarget, maxDepth: number): ToolE
  * `ZodError` becomes `VALIDATION_ERROR`, and anything else becomes `INTERNAL_SERVER_ERROR` with
  * the message `"Internal server error"` (its text stays in-process). The application's
  * `mapError` is consulted before, by the runner.
- *
- * @example
- * const err = normalizeError(new Error('db at 10.0.0.4 failed'));
- * err.code; // 'INTERNAL_SERVER_ERROR'
  */
 export function normalizeError(value: unknown): ToolError {
   if (ToolError.is(value) && !isProgrammingError(value)) return value;

@@ -5,6 +5,7 @@ import {
   type RuntimeToolConfig,
   type ToolInputSchema,
 } from './runtime-tool.js';
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import { isZodSchema } from './schema.js';
 import type { ToolMethod } from './types.js';
@@ -52,7 +53,9 @@ export interface RuntimeToolFactory<C extends z.ZodType> {
  *   context: z.object({ tenantId: z.string() }),
  * });
  * export const getInvoice = billing.define({
- *   action: 'getInvoice', method: 'GET', description: 'Fetch one invoice',
+ *   action: 'getInvoice',
+ *   method: 'GET',
+ *   description: 'Fetch one invoice',
  *   input: z.object({ id: z.string() }),
  *   handler: ({ input, context }) => invoices.find(context.tenantId, input.id),
  * });
@@ -62,9 +65,7 @@ export function createRuntimeToolFactory<C extends z.ZodType>(
 ): RuntimeToolFactory<C> {
   const { serviceName, scope, meta, context } = options;
   if (!isZodSchema(context)) {
-    throw new ToolsConfigurationError(
-      `Tool factory "${serviceName}" needs a Zod \`context\` schema.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.factoryContext(serviceName));
   }
   return Object.freeze({
     serviceName,

@@ -3,8 +3,8 @@ import type { ToolResult } from './result.js';
 import type { ToolDescriptor } from './manifest.js';
 import type { ToolCallInfo, ToolContext } from './types.js';
 
-/** What `beforeToolCall` receives. */
-export interface BeforeToolCallOptions {
+/** The event `beforeToolCall` receives. */
+export interface BeforeToolCallEvent {
   readonly name: string;
   /** The arguments as they stand: the caller's, or an earlier hook's replacement. */
   readonly args: unknown;
@@ -13,8 +13,8 @@ export interface BeforeToolCallOptions {
   readonly call: ToolCallInfo;
 }
 
-/** What `afterToolCall` receives: once per call that found its tool, whatever happened. */
-export interface AfterToolCallOptions {
+/** The event `afterToolCall` receives: once per call that found its tool, whatever happened. */
+export interface AfterToolCallEvent {
   readonly name: string;
   /** The arguments as the caller sent them. */
   readonly args: unknown;
@@ -26,8 +26,8 @@ export interface AfterToolCallOptions {
   readonly error?: unknown;
 }
 
-/** What `onToolError` receives: the value as thrown, with its stack and cause. */
-export interface ToolErrorHookOptions {
+/** The event `onToolError` receives: the value as thrown, with its stack and cause. */
+export interface ToolErrorEvent {
   readonly name: string;
   readonly args: unknown;
   readonly context: ToolContext;
@@ -47,9 +47,9 @@ export interface ToolErrorHookOptions {
  * };
  */
 export interface ToolHooks {
-  beforeToolCall?(options: BeforeToolCallOptions): unknown;
-  afterToolCall?(options: AfterToolCallOptions): unknown;
-  onToolError?(options: ToolErrorHookOptions): unknown;
+  beforeToolCall?(event: BeforeToolCallEvent): unknown;
+  afterToolCall?(event: AfterToolCallEvent): unknown;
+  onToolError?(event: ToolErrorEvent): unknown;
 }
 
 /** What a guard's `canActivate` receives. */
@@ -68,7 +68,8 @@ export interface ToolGuardContext {
  *
  * @example
  * const adminsOnly: ToolGuard = {
- *   canActivate: ({ tool, context }) => tool.identity.scope !== 'admin' || context.role === 'admin',
+ *   canActivate: ({ tool, context }) =>
+ *     tool.identity.scope !== 'admin' || (context as { role?: string }).role === 'admin',
  *   canList: (tool, context) => tool.identity.scope !== 'admin' || context.role === 'admin',
  * };
  */
@@ -111,13 +112,13 @@ export interface ToolCallEvent {
   readonly depth: number;
 }
 
-type Hook<O> = (options: O) => unknown;
+type Hook<E> = (event: E) => unknown;
 
 /** Hooks flattened into one list per phase, in registration order. */
 export interface ComposedHooks {
-  readonly before: readonly Hook<BeforeToolCallOptions>[];
-  readonly after: readonly Hook<AfterToolCallOptions>[];
-  readonly error: readonly Hook<ToolErrorHookOptions>[];
+  readonly before: readonly Hook<BeforeToolCallEvent>[];
+  readonly after: readonly Hook<AfterToolCallEvent>[];
+  readonly error: readonly Hook<ToolErrorEvent>[];
 }
 
 /** Flattens one hook object or a list of them (class instances included) into per-phase lists. */

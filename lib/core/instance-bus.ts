@@ -14,7 +14,7 @@ import { attempt, ignore } from './detached.js';
  * @example
  * const redis = new Redis(process.env.REDIS_URL!);
  * redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
- * ToolsModule.forRoot({ mcp: { bus: new RedisInstanceBus({ redis }) } })
+ * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis }) } });
  */
 export interface InstanceBus {
   /** Sends a message to every listener of the channel, on every instance. */

@@ -1,9 +1,9 @@
-import {
-  asProgrammingError,
-  ToolError,
-  ToolsConfigurationError,
-  type ErrorMapper,
-} from './errors.js';
+import type { ToolAsk } from './asking.js';
+import { ToolCatalog, type ClassToolBinder } from './catalog.js';
+import { invokerOf, type InvokerSettings } from './catalog-invoker.js';
+import { Drain } from './drain.js';
+import { CORE_MESSAGES } from './core.messages.js';
+import { ToolsConfigurationError, type ErrorMapper } from './errors.js';
 import {
   composeHooks,
   type ToolCallEvent,
@@ -12,49 +12,21 @@ import {
   type ToolLogger,
   type UnexpectedErrorLevel,
 } from './hooks.js';
-import { describeTool, type ToolDescriptor } from './manifest.js';
-import { unknownToolMessage } from './naming.js';
-import { isListable, listsPerCaller } from './listing.js';
-import { linkCompiledTools, type RunOptions } from './compiled-tools.js';
-import { Drain } from './drain.js';
-import { resolveCallContext } from './ambient-context.js';
-import { resolveTools, type ToolCollection, type ToolDefinition } from './registry.js';
-import { toToolError, type ToolResult } from './result.js';
-import { runTool, type CallRequest, type CompiledTool, type RunnerSettings } from './runner.js';
+import type { ToolDescriptor } from './manifest.js';
+import type { OperationDescriptor, PromptGet, ResourceRead } from './operations.js';
+import type { ToolCollection } from './registry.js';
+import type { ToolResult } from './result.js';
+import type { CompiledTool, RunnerSettings } from './runner.js';
 import { otel, ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
-import type { UriTemplate } from './uri-template.js';
-import type { ToolAsk } from './asking.js';
-import { assertToolSpec, type ToolCall, type ToolSpec } from './runtime-tool.js';
-import {
-  describeOperation,
-  type Completer,
-  type OperationDescriptor,
-  type OperationSpec,
-  type PromptGet,
-  type ResourceContents,
-  type ResourceRead,
-} from './operations.js';
-import type { ClassTool } from './tool-class.js';
-import {
-  TOOL_TRANSPORTS,
-  type ToolCallInfo,
-  type ToolContext,
-  type ToolLogLevel,
-  type ToolProgress,
-  type ToolSource,
-  type ToolTransport,
+import type {
+  ToolContext,
+  ToolLogLevel,
+  ToolProgress,
+  ToolSource,
+  ToolTransport,
 } from './types.js';
 
-/** How a class tool runs: its handler and its guards, bound by whoever owns the instances. */
-export interface BoundClassTool {
-  readonly handler: (call: ToolCall<any, any>) => unknown;
-  readonly guards?: readonly ToolGuard[];
-  /** The class's methods named as completers (`complete: { slug: 'slugs' }`), bound. */
-  readonly methods?: (name: string) => Completer;
-}
-
-/** Binds class tools to instances. The Nest layer binds them to the container's instances. */
-export type ClassToolBinder = (tool: ClassTool) => BoundClassTool;
+export type { BoundClassTool, ClassToolBinder } from './catalog.js';
 
 /** Options of {@link createToolInvoker}. */
 export interface ToolInvokerOptions {
@@ -94,7 +66,9 @@ export interface ToolInvokerOptions {
    * turns them off. See docs/observability.md.
    *
    * @example
-   * createToolInvoker(registry, { telemetry: { attributes: (context) => ({ 'app.tenant.id': context.tenantId as string }) } });
+   * createToolInvoker(registry, {
+   *   telemetry: { attributes: (context) => ({ 'app.tenant.id': context.tenantId as string }) },
+   * });
    */
   telemetry?: ToolTelemetryOptions | false;
   /**
@@ -146,7 +120,11 @@ export interface InvokeOptions {
    * through it too.
    *
    * @example
-   * invoker.invoke('tickets_close', { id: 'T-1' }, { transport: 'AGENT', ask: async () => ({ action: 'accept' }) });
+   * invoker.invoke(
+   *   'tickets_close',
+   *   { id: 'T-1' },
+   *   { transport: 'AGENT', ask: async () => ({ action: 'accept' }) },
+   * );
    */
   ask?: ToolAsk;
 }
@@ -155,7 +133,11 @@ export interface InvokeOptions {
  * Runs tools by name through the canonical runner.
  *
  * @example
- * const result = await invoker.invoke('billing_get_invoice', { id: 'inv_1' }, { transport: 'AGENT' });
+ * const result = await invoker.invoke(
+ *   'billing_get_invoice',
+ *   { id: 'inv_1' },
+ *   { transport: 'AGENT' },
+ * );
  */
 export interface ToolInvoker {
   /**
@@ -181,11 +163,6 @@ export interface ToolInvoker {
     transport: ToolTransport,
     options?: { context?: ToolContext },
   ): Promise<readonly ToolDescriptor[]>;
-  /**
-   * Whether `visible` can leave tools out on a transport: some tool exposed there requires
-   * scopes or has a guard with `canList`. When it is `false`, every caller sees the whole manifest.
-   */
-  filtersListing(transport: ToolTransport): boolean;
   /**
    * The descriptor of the tool exposed under a name on a transport (identity, schemas,
    * annotations, transports), or `undefined` when there is none.
@@ -219,7 +196,7 @@ export interface ToolInvoker {
    * declaration order: frozen, the same array on every call.
    *
    * @example
-   * invoker.operations('MCP', 'resource').map((d) => d.uri ?? d.uriTemplate);
+   * invoker.operations('MCP', 'resource').map((d) => d.name); // ['handbook', 'kb-article']
    */
   operations(transport: ToolTransport, kind: 'resource' | 'prompt'): readonly OperationDescriptor[];
   /**
@@ -255,113 +232,9 @@ export interface ToolInvoker {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-interface Surface {
-  readonly tools: readonly CompiledTool[];
-  readonly filtersListing: boolean;
-  readonly byName: ReadonlyMap<string, CompiledTool>;
-  readonly names: readonly string[];
-  readonly manifest: readonly ToolDescriptor[];
-  /** The resources, templates and prompts, by name. */
-  readonly operationsByName: ReadonlyMap<string, CompiledTool>;
-  readonly operations: Readonly<Record<'resource' | 'prompt', readonly CompiledTool[]>>;
-  readonly catalogs: Readonly<Record<'resource' | 'prompt', readonly OperationDescriptor[]>>;
-  /** The resources of a fixed URI, by URI. */
-  readonly resourcesByUri: ReadonlyMap<string, CompiledTool>;
-  /** The resource templates, in declaration order (the first that matches a URI serves it). */
-  readonly templates: readonly CompiledTool[];
-}
-
-/** What a compiled resource or prompt declares beyond a tool. */
-function operationOf(tool: CompiledTool): OperationSpec {
-  return tool.spec.operation!;
-}
-
-function defaultBinder(): ClassToolBinder {
-  const instances = new Map<ClassTool['target'], any>();
-  const instantiate = (target: any) => {
-    if (!instances.has(target)) instances.set(target, new target());
-    return instances.get(target);
-  };
-  return (tool) => {
-    const instance = instantiate(tool.target);
-    if (typeof instance[tool.methodName] !== 'function') {
-      throw new ToolsConfigurationError(
-        `Tool "${tool.name}" (${tool.origin}) has no method to call: ` +
-          `${tool.target.name} has no method "${tool.methodName}".`,
-      );
-    }
-    return {
-      handler: (call) => instance[tool.methodName](call),
-      guards: tool.guards.map((guard) =>
-        typeof guard === 'function' ? instantiate(guard) : guard,
-      ),
-      methods: (name) => (value, options) => instance[name](value, options),
-    };
-  };
-}
-
-function assertTransport(transport: unknown): asserts transport is ToolTransport {
-  if (!TOOL_TRANSPORTS.includes(transport as ToolTransport)) {
-    throw new TypeError(
-      `A call needs { transport } set to one of ${TOOL_TRANSPORTS.join(', ')}; got ${JSON.stringify(transport)}.`,
-    );
-  }
-}
-
-function compileTool(
-  definition: ToolDefinition,
-  guards: readonly ToolGuard[],
-  bind: ClassToolBinder,
-): CompiledTool {
-  assertToolSpec(definition);
-  const bound =
-    definition.kind === 'class' ? bind(definition) : { handler: definition.handler, guards: [] };
-  if (definition.kind === 'class' && typeof bound.handler !== 'function') {
-    throw new ToolsConfigurationError(
-      `Tool "${definition.name}" (${definition.origin}) has no method to call.`,
-    );
-  }
-  const completers = definition.operation?.complete && bindCompleters(definition, bound);
-  return Object.freeze({
-    kind: definition.operation?.kind ?? 'tool',
-    ...(definition.operation?.kind === 'resource' && { finish: withUri }),
-    ...(completers && { completers }),
-    spec: definition,
-    descriptor: definition.operation
-      ? describeOperation(definition as ToolSpec & { operation: OperationSpec })
-      : describeTool(definition),
-    handler: bound.handler,
-    guards: Object.freeze([...guards, ...(bound.guards ?? [])]),
-  });
-}
-
-/** The completers of a resource template or prompt, method names bound to the class's instance. */
-function bindCompleters(
-  definition: ToolDefinition,
-  bound: BoundClassTool,
-): Readonly<Record<string, Completer>> {
-  const completers: Record<string, Completer> = {};
-  for (const [argument, completer] of Object.entries(definition.operation!.complete!)) {
-    if (typeof completer === 'function') {
-      completers[argument] = completer;
-      continue;
-    }
-    const target = definition.kind === 'class' ? definition.target : undefined;
-    const method = (target?.prototype as Record<string, unknown> | undefined)?.[completer];
-    if (!bound.methods || typeof method !== 'function') {
-      throw new ToolsConfigurationError(
-        `"${definition.name}" (${definition.origin}) completes "${argument}" with "${completer}", ` +
-          `which is not a method of ${target?.name ?? 'its class'}.`,
-      );
-    }
-    completers[argument] = bound.methods(completer);
-  }
-  return Object.freeze(completers);
-}
-
 /**
- * Compiles tools once into an immutable name → tool map per transport and runs them through the
- * canonical runner. Takes a registry builder, its `build()` result, or a list of runtime tools
+ * Compiles tools once into an immutable catalog (name → tool per transport) and runs them through
+ * the canonical runner. Takes a registry builder, its `build()` result, or a list of runtime tools
  * and tool classes.
  *
  * @example
@@ -374,63 +247,26 @@ export function createToolInvoker(
 ): ToolInvoker {
   const maxDepth = options.maxDepth ?? 8;
   if (!Number.isInteger(maxDepth) || maxDepth < 0) {
-    throw new TypeError(`maxDepth must be a non-negative integer, got ${options.maxDepth}.`);
+    throw new ToolsConfigurationError(CORE_MESSAGES.maxDepth(options.maxDepth));
   }
-  const definitions = resolveTools(collection);
-  const bind = options.bind ?? defaultBinder();
-  const globalGuards = Object.freeze([...(options.guards ?? [])]);
-  const compiled = definitions.map((definition) => compileTool(definition, globalGuards, bind));
+  const catalog = new ToolCatalog(collection, { guards: options.guards, bind: options.bind });
+  return invokerOf(catalog, runnerSettings(options, maxDepth, catalog));
+}
 
-  const surfaces = new Map<ToolTransport, Surface>(
-    TOOL_TRANSPORTS.map((transport) => {
-      const onTransport = compiled.filter((tool) => tool.spec.transports.includes(transport));
-      const exposed = onTransport.filter((tool) => tool.kind === 'tool');
-      const resources = onTransport.filter((tool) => tool.kind === 'resource');
-      const prompts = onTransport.filter((tool) => tool.kind === 'prompt');
-      return [
-        transport,
-        Object.freeze({
-          tools: Object.freeze(exposed),
-          filtersListing: exposed.some(listsPerCaller),
-          byName: new Map(exposed.map((tool) => [tool.spec.name, tool])),
-          names: Object.freeze(exposed.map((tool) => tool.spec.name).sort()),
-          manifest: Object.freeze(exposed.map((tool) => tool.descriptor)),
-          operationsByName: new Map(
-            [...resources, ...prompts].map((tool) => [tool.spec.name, tool]),
-          ),
-          operations: Object.freeze({
-            resource: Object.freeze(resources),
-            prompt: Object.freeze(prompts),
-          }),
-          catalogs: Object.freeze({
-            resource: Object.freeze(
-              resources.map((tool) => tool.descriptor as OperationDescriptor),
-            ),
-            prompt: Object.freeze(prompts.map((tool) => tool.descriptor as OperationDescriptor)),
-          }),
-          resourcesByUri: byUri(resources),
-          templates: Object.freeze(
-            resources.filter(
-              (tool) => (operationOf(tool) as { uriTemplate?: unknown }).uriTemplate,
-            ),
-          ),
-        }),
-      ];
-    }),
-  );
-  const surface = (transport: unknown): Surface => {
-    assertTransport(transport);
-    return surfaces.get(transport)!;
-  };
-
+/** What every call of the invoker runs with, fixed once. */
+function runnerSettings(
+  options: ToolInvokerOptions,
+  maxDepth: number,
+  catalog: ToolCatalog,
+): InvokerSettings {
   const drain = new Drain();
   const logger = options.logger ?? console;
-  if (options.lintAnnotations) lintAnnotations(compiled, logger);
+  if (options.lintAnnotations) lintAnnotations(catalog.compiled, logger);
   const telemetry =
     otel && options.telemetry !== false
       ? new ToolTelemetry(options.telemetry ?? {}, logger)
       : undefined;
-  const settings: RunnerSettings = Object.freeze({
+  return Object.freeze({
     drain,
     hooks: composeHooks(options.hooks),
     maxDepth,
@@ -443,240 +279,6 @@ export function createToolInvoker(
     resolveContext: options.resolveContext,
     onCallFinished: options.onCallFinished,
   });
-
-  const callRequest = (args: unknown, invokeOptions: RunOptions, uri?: string): CallRequest => ({
-    transport: invokeOptions.transport,
-    source: invokeOptions.source ?? 'internal',
-    args,
-    context: invokeOptions.context,
-    signal: invokeOptions.signal,
-    onProgress: invokeOptions.onProgress,
-    onLog: invokeOptions.onLog,
-    present: invokeOptions.present,
-    toolCallId: invokeOptions.toolCallId,
-    traceContext: invokeOptions.traceContext,
-    ask: invokeOptions.ask,
-    ...(uri !== undefined && { uri }),
-  });
-
-  const invoke = <T>(
-    name: string,
-    args: unknown,
-    invokeOptions: InvokeOptions,
-  ): Promise<ToolResult<T>> => {
-    try {
-      const { byName, names } = surface(invokeOptions?.transport);
-      const tool = byName.get(name);
-      const source = invokeOptions.source ?? 'internal';
-      if (!tool) throw unknownTool(String(name), names, invokeOptions.transport, source);
-      return Promise.resolve(
-        runTool(tool, callRequest(args, invokeOptions), settings) as ToolResult<T>,
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
-
-  /** The resource that serves a URI on a transport, and the variables it reads, if any does. */
-  const resolveResource = (uri: string, transport: ToolTransport) => {
-    const { resourcesByUri, templates } = surface(transport);
-    const resource = resourcesByUri.get(uri);
-    if (resource) return { resource, variables: {} };
-    if (typeof uri !== 'string') return undefined;
-    for (const template of templates) {
-      const { uriTemplate } = operationOf(template) as { uriTemplate: UriTemplate };
-      const variables = uriTemplate.match(uri);
-      if (variables) return { resource: template, variables };
-    }
-    return undefined;
-  };
-
-  const readResource = (
-    uri: string,
-    invokeOptions: InvokeOptions,
-  ): Promise<ToolResult<ResourceRead>> => {
-    try {
-      const { resource, variables } = resolveResource(uri, invokeOptions?.transport) ?? {};
-      if (!resource)
-        throw unknownResource(
-          String(uri),
-          invokeOptions.transport,
-          invokeOptions.source ?? 'internal',
-        );
-      return Promise.resolve(
-        runTool(
-          resource,
-          callRequest(variables, invokeOptions, uri),
-          settings,
-        ) as ToolResult<ResourceRead>,
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
-
-  const getPrompt = (
-    name: string,
-    args: unknown,
-    invokeOptions: InvokeOptions,
-  ): Promise<ToolResult<PromptGet>> => {
-    try {
-      const { operationsByName, operations } = surface(invokeOptions?.transport);
-      const prompt = operationsByName.get(name);
-      const source = invokeOptions.source ?? 'internal';
-      if (!prompt || prompt.kind !== 'prompt') {
-        const names = operations.prompt.map((tool) => tool.spec.name).sort();
-        throw unknownTool(String(name), names, invokeOptions.transport, source, 'prompt');
-      }
-      return Promise.resolve(
-        runTool(prompt, callRequest(args, invokeOptions), settings) as ToolResult<PromptGet>,
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
-
-  const invoker: ToolInvoker = Object.freeze({
-    invoke,
-    async invokeOrThrow<T>(name: string, args: unknown, invokeOptions: InvokeOptions): Promise<T> {
-      const result = await invoke<T>(name, args, invokeOptions);
-      if (result.ok) return result.data;
-      throw toToolError(result.error);
-    },
-    names: (transport: ToolTransport) => surface(transport).names,
-    manifest: (transport: ToolTransport) => surface(transport).manifest,
-    async visible(transport: ToolTransport, visibleOptions?: { context?: ToolContext }) {
-      const { tools, filtersListing, manifest } = surface(transport);
-      if (!filtersListing) return manifest;
-      const context = await resolveCallContext(settings.resolveContext, visibleOptions?.context);
-      const listed = await Promise.all(tools.map((tool) => isListable(tool, context)));
-      return Object.freeze(manifest.filter((_, index) => listed[index]));
-    },
-    filtersListing: (transport: ToolTransport) => surface(transport).filtersListing,
-    readResource,
-    getPrompt,
-    operations: (transport: ToolTransport, kind: 'resource' | 'prompt') =>
-      surface(transport).catalogs[kind],
-    async visibleOperations(
-      transport: ToolTransport,
-      kind: 'resource' | 'prompt',
-      visibleOptions?: { context?: ToolContext },
-    ) {
-      const { operations, catalogs } = surface(transport);
-      const tools = operations[kind];
-      if (!tools.some(listsPerCaller)) return catalogs[kind];
-      const context = await resolveCallContext(settings.resolveContext, visibleOptions?.context);
-      const listed = await Promise.all(tools.map((tool) => isListable(tool, context)));
-      return Object.freeze(catalogs[kind].filter((_, index) => listed[index]));
-    },
-    async complete(
-      name: string,
-      argument: { name: string; value: string },
-      completeOptions: Parameters<ToolInvoker['complete']>[2],
-    ) {
-      const tool = surface(completeOptions?.transport).operationsByName.get(name);
-      const completers = tool?.completers;
-      const completer =
-        completers && Object.hasOwn(completers, argument?.name) && completers[argument.name];
-      if (!tool || !completer) return [];
-      const context = await resolveCallContext(settings.resolveContext, completeOptions.context);
-      if (!(await isListable(tool, context))) return [];
-      try {
-        const values = await completer(String(argument.value ?? ''), {
-          context,
-          arguments: completeOptions.arguments ?? {},
-        });
-        return Object.freeze(
-          (Array.isArray(values) ? values : [])
-            .filter((value) => typeof value === 'string')
-            .slice(0, 100),
-        );
-      } catch (error) {
-        logger.error(`[toolwright] The completer of "${name}".${argument.name} failed:`, error);
-        return [];
-      }
-    },
-    find: (name: string, transport: ToolTransport) =>
-      surface(transport).byName.get(name)?.descriptor,
-    close: (closeOptions?: { graceMs?: number }) => drain.close(closeOptions?.graceMs ?? 10_000),
-  });
-  linkCompiledTools(invoker, {
-    lookup: (name, transport) => surface(transport).byName.get(name),
-    run: (tool, args, runOptions) => runTool(tool, callRequest(args, runOptions), settings),
-    read: (uri, runOptions) => {
-      const { resource, variables } = resolveResource(uri, runOptions.transport) ?? {};
-      return (
-        resource &&
-        (runTool(resource, callRequest(variables, runOptions, uri), settings) as
-          ToolResult<ResourceRead> | Promise<ToolResult<ResourceRead>>)
-      );
-    },
-    operations: (transport, kind) => surface(transport).operations[kind],
-    resource: (uri, transport) => resolveResource(uri, transport)?.resource,
-    prompt: (name, transport) => {
-      const found = surface(transport).operationsByName.get(name);
-      return found?.kind === 'prompt' ? found : undefined;
-    },
-    context: (explicit) => resolveCallContext(settings.resolveContext, explicit),
-    telemetry,
-  });
-  return invoker;
-}
-
-/**
- * The rejection for a name no tool has: a `NOT_FOUND` naming the closest names, whoever chose
- * the name. The call's `source` says who did: a caller (MCP, an agent, the command line, or
- * whatever source the application passes for its own callers) may be told; the application's
- * own code (`'internal'`) made a programming error, marked as such so that no request it serves
- * is answered with the tool names (see `asProgrammingError`).
- */
-function unknownTool(
-  name: string,
-  names: readonly string[],
-  transport: ToolTransport,
-  source: ToolSource,
-  kind: 'tool' | 'prompt' = 'tool',
-): ToolError {
-  const message = unknownToolMessage(name, names, kind);
-  return notFound(message, { name, transport }, source);
-}
-
-/** The rejection for a URI no resource or template serves (see {@link unknownTool}). */
-function unknownResource(uri: string, transport: ToolTransport, source: ToolSource): ToolError {
-  return notFound(`No resource at "${uri}".`, { uri, transport }, source);
-}
-
-function notFound(message: string, details: Record<string, unknown>, source: ToolSource) {
-  const error = new ToolError('NOT_FOUND', { message, details });
-  return source === 'internal' ? asProgrammingError(error) : error;
-}
-
-/** The resources of a fixed URI by URI; two at one URI are refused, naming both. */
-function byUri(resources: readonly CompiledTool[]): ReadonlyMap<string, CompiledTool> {
-  const found = new Map<string, CompiledTool>();
-  for (const tool of resources) {
-    const { uri } = operationOf(tool) as { uri?: string };
-    if (uri === undefined) continue;
-    const other = found.get(uri);
-    if (other) {
-      throw new ToolsConfigurationError(
-        `The resources "${other.spec.name}" (${other.spec.origin}) and "${tool.spec.name}" ` +
-          `(${tool.spec.origin}) are both at "${uri}": give each its own URI.`,
-      );
-    }
-    found.set(uri, tool);
-  }
-  return found;
-}
-
-/**
- * A read's contents as the caller and the hooks get them: `{ contents }`, the URI read on every
- * content that does not name its own.
- */
-function withUri(contents: unknown, call: ToolCallInfo): ResourceRead {
-  // The contents are the output check's own objects, made for this read.
-  for (const content of contents as Array<{ uri?: string }>) content.uri ??= call.uri;
-  return { contents: contents as ResourceContents[] };
 }
 
 /** Warns about the tools whose annotations some assistant directories require and lack. */

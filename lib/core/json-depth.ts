@@ -21,12 +21,6 @@ const LONG_RUN = 32;
  * on its bytes, before a parser spends time and memory building it. The text need not be valid
  * JSON (the parser says what else is wrong with it). Reading text takes a fraction of the time
  * parsing it takes, and a long string next to none.
- *
- * @example
- * const gauge = new JsonDepthGauge();
- * request.on('data', (chunk) => {
- *   if (!gauge.write(chunk)) refuse();
- * });
  */
 export class JsonDepthGauge {
   private depth = 0;

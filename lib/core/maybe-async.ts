@@ -4,11 +4,6 @@
  * A call that never waits on anything then costs no promise at all. A yielded
  * {@link Interruptible} is waited on until its promise settles or it is interrupted, whichever
  * comes first.
- *
- * @example
- * function* double(x: number | Promise<number>) { return (yield x) as number * 2; }
- * drive(double(2)); // 4, synchronously
- * await drive(double(Promise.resolve(2))); // 4
  */
 export function drive<T>(steps: Generator<unknown, T, unknown>): T | Promise<T> {
   return resume(steps, steps.next());

@@ -1,15 +1,10 @@
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 
 /** Every tool name must match this: deliverable to every model provider. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/**
- * `camelCase`, `PascalCase`, `kebab-case` and spaced words to `snake_case`.
- *
- * @example
- * snakeCase('getInvoice'); // 'get_invoice'
- * snakeCase('HTTPServer'); // 'http_server'
- */
+/** `camelCase`, `PascalCase`, `kebab-case` and spaced words to `snake_case`. */
 export function snakeCase(value: string): string {
   return value
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -21,17 +16,17 @@ export function snakeCase(value: string): string {
 
 /**
  * The name of a tool that does not set one: `snake_case(serviceName) + '_' + snake_case(action)`.
- *
- * @example
- * deriveToolName('billing', 'getInvoice'); // 'billing_get_invoice'
  */
 export function deriveToolName(serviceName: string, action: string): string {
   const service = snakeCase(serviceName);
   const verb = snakeCase(action);
   if (!service || !verb) {
     throw new ToolsConfigurationError(
-      `Cannot derive a tool name from service "${serviceName}" and action "${action}": ` +
-        `${service ? 'the action' : 'the service name'} has no letters or digits. Set an explicit \`name\`.`,
+      CORE_MESSAGES.underivableName(
+        serviceName,
+        action,
+        service ? 'the action' : 'the service name',
+      ),
     );
   }
   return `${service}_${verb}`;
@@ -40,9 +35,6 @@ export function deriveToolName(serviceName: string, action: string): string {
 /**
  * Refuses a name that does not match {@link TOOL_NAME_PATTERN}, naming where it came from, with a
  * `ToolsConfigurationError`.
- *
- * @example
- * assertToolName('billing/get', 'InvoiceTools.get'); // throws
  */
 export function assertToolName(name: string, origin: string): void {
   if (TOOL_NAME_PATTERN.test(name)) return;
@@ -52,9 +44,7 @@ export function assertToolName(name: string, origin: string): void {
       : name.length === 0
         ? 'is empty'
         : 'must match ^[a-zA-Z0-9_-]{1,64}$';
-  throw new ToolsConfigurationError(
-    `Tool name "${name}" (${origin}) ${why}. Set a shorter or plainer \`name\`.`,
-  );
+  throw new ToolsConfigurationError(CORE_MESSAGES.toolName(name, origin, why));
 }
 
 /** A name and where it was declared, for messages. */
@@ -65,22 +55,13 @@ export interface NamedOrigin {
 
 /**
  * Refuses two entries with the same name, naming both origins, with a `ToolsConfigurationError`.
- *
- * @example
- * assertUniqueNames([
- *   { name: 'ping', origin: 'runtime tool health.ping' },
- *   { name: 'ping', origin: 'HealthTools.ping' },
- * ]);
- * // ToolsConfigurationError: Duplicate tool name "ping": declared by runtime tool health.ping and by HealthTools.ping.
  */
 export function assertUniqueNames(entries: Iterable<NamedOrigin>, label = 'tool name'): void {
   const seen = new Map<string, string>();
   for (const { name, origin } of entries) {
     const first = seen.get(name);
     if (first !== undefined) {
-      throw new ToolsConfigurationError(
-        `Duplicate ${label} "${name}": declared by ${first} and by ${origin}.`,
-      );
+      throw new ToolsConfigurationError(CORE_MESSAGES.duplicateName(name, first, origin, label));
     }
     seen.set(name, origin);
   }
@@ -99,12 +80,7 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
-/**
- * Up to `limit` names close to `name` (by edit distance, or sharing a part), closest first.
- *
- * @example
- * similarNames('billing_get_invoic', names); // ['billing_get_invoice']
- */
+/** Up to `limit` names close to `name` (by edit distance, or sharing a part), closest first. */
 export function similarNames(name: string, candidates: readonly string[], limit = 3): string[] {
   const wanted = name.toLowerCase();
   const threshold = Math.max(2, Math.floor(wanted.length / 3));

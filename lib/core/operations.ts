@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import type { ToolDescriptor } from './manifest.js';
 import {
@@ -11,6 +12,12 @@ import {
   type ToolSpec,
 } from './runtime-tool.js';
 import { deepFreeze, isObjectSchema, toJsonSchema } from './schema.js';
+import {
+  promptOutput,
+  resourceOutput,
+  type PromptBody,
+  type ResourceBody,
+} from './operation-bodies.js';
 import { UriTemplate } from './uri-template.js';
 import type { ToolContext, ToolTransport } from './types.js';
 
@@ -25,9 +32,6 @@ export interface OperationIcon {
 /**
  * Suggests values for one template variable or prompt argument, from what the user typed so far
  * (`value`) and the other arguments already given. At most 100 are sent.
- *
- * @example
- * complete: { slug: (value) => articles.slugs().filter((slug) => slug.startsWith(value)) }
  */
 export type Completer = (
   value: string,
@@ -55,41 +59,15 @@ export type OperationSpec =
       readonly complete?: Readonly<Record<string, Completer | string>>;
     };
 
-/** One content of a resource read, as MCP sends it: text, or base64 bytes. */
-export type ResourceContents =
-  | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
-  | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> };
-
-/** What a resource read resolves to: its contents. */
-export interface ResourceRead {
-  contents: ResourceContents[];
-}
-
-/**
- * What a resource's `read` may return: text, bytes, a content (`{ text }` or `{ blob }`, with a
- * `mimeType` and another `uri` at will), or a list of them.
- */
-export type ResourceBody = ResourceItem | readonly ResourceItem[];
-type ResourceItem =
-  | string
-  | Uint8Array
-  | { uri?: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
-  | { uri?: string; mimeType?: string; blob: Uint8Array | string; _meta?: Record<string, unknown> };
-
-/** One message of a prompt, as MCP sends it. */
-export interface PromptMessage {
-  role: 'user' | 'assistant';
-  content: { type: string; [key: string]: unknown };
-}
-
-/** What a prompt get resolves to. */
-export interface PromptGet {
-  description?: string;
-  messages: PromptMessage[];
-}
-
-/** What a prompt's `get` may return: one user text, the messages, or both with a description. */
-export type PromptBody = string | readonly PromptMessage[] | PromptGet;
+// What reads and gets return, and what MCP sends of it, as importers of this module know them.
+export type {
+  PromptBody,
+  PromptGet,
+  PromptMessage,
+  ResourceBody,
+  ResourceContents,
+  ResourceRead,
+} from './operation-bodies.js';
 
 /** A resource's or template's handler argument: a tool call whose `input` is the URI's variables. */
 export type ResourceCall<Variables = Record<string, never>, Context = ToolContext> = ToolCall<
@@ -99,118 +77,6 @@ export type ResourceCall<Variables = Record<string, never>, Context = ToolContex
   /** The URI read. */
   readonly uri: string;
 };
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const CONTENT_KEYS: ReadonlySet<string> = new Set(['uri', 'mimeType', 'text', 'blob', '_meta']);
-
-/** Why one item of a read's body is not a content, or `undefined` when it is one. */
-function itemProblem(item: unknown): string | undefined {
-  if (typeof item === 'string' || item instanceof Uint8Array) return undefined;
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    return 'is not text, bytes or { text | blob }';
-  }
-  const content = item as Record<string, unknown>;
-  for (const key of Object.keys(content)) {
-    if (!CONTENT_KEYS.has(key)) return `has the unknown key "${key}"`;
-  }
-  const { uri, mimeType, text, blob, _meta } = content;
-  if (uri !== undefined && typeof uri !== 'string') return 'has a uri that is not a string';
-  if (mimeType !== undefined && typeof mimeType !== 'string') {
-    return 'has a mimeType that is not a string';
-  }
-  if (
-    _meta !== undefined &&
-    (typeof _meta !== 'object' || _meta === null || Array.isArray(_meta))
-  ) {
-    return 'has a _meta that is not an object';
-  }
-  if ((text === undefined) === (blob === undefined)) return 'needs text or blob, one of them';
-  if (text !== undefined && typeof text !== 'string') return 'has a text that is not a string';
-  if (
-    blob !== undefined &&
-    !(blob instanceof Uint8Array || (typeof blob === 'string' && BASE64.test(blob)))
-  ) {
-    return 'has a blob that is neither bytes nor base64';
-  }
-  return undefined;
-}
-
-/**
- * One content as MCP sends it, `uri` first: the item's own, else left for the read to fill in
- * (each read adds the URI it read).
- */
-function toContent(item: unknown, mimeType: string | undefined): Record<string, unknown> {
-  if (typeof item === 'string') {
-    return mimeType === undefined
-      ? { uri: undefined, text: item }
-      : { uri: undefined, mimeType, text: item };
-  }
-  if (item instanceof Uint8Array) {
-    return mimeType === undefined
-      ? { uri: undefined, blob: base64(item) }
-      : { uri: undefined, mimeType, blob: base64(item) };
-  }
-  const { uri, mimeType: own, text, blob, _meta } = item as Record<string, unknown>;
-  const type = own ?? mimeType;
-  const content: Record<string, unknown> = { uri };
-  if (type !== undefined) content.mimeType = type;
-  if (text !== undefined) content.text = text;
-  else content.blob = blob instanceof Uint8Array ? base64(blob) : blob;
-  if (_meta !== undefined) content._meta = _meta;
-  return content;
-}
-
-/**
- * Checks a read's body and makes it MCP contents (without the URI, which each call adds): text,
- * bytes, `{ text | blob, mimeType?, uri?, _meta? }`, or a non-empty list of them. Checked by
- * hand rather than by a union of schemas: a read is as frequent as a call.
- */
-function resourceOutput(mimeType: string | undefined) {
-  return z
-    .unknown()
-    .check((check) => {
-      const body = check.value;
-      const items = Array.isArray(body) ? body : [body];
-      const problem =
-        items.length === 0
-          ? 'is an empty list'
-          : items.map((item, index) => [itemProblem(item), index] as const).find(([why]) => why);
-      if (problem === undefined) return;
-      const [why, index] = typeof problem === 'string' ? [problem, undefined] : problem;
-      check.issues.push({
-        code: 'custom',
-        message: `A resource read's body ${Array.isArray(body) && index !== undefined ? `item ${index} ` : ''}${why}.`,
-        input: body,
-        path: index !== undefined && Array.isArray(body) ? [index] : [],
-      });
-    })
-    .transform((body) =>
-      (Array.isArray(body) ? body : [body]).map((item) => toContent(item, mimeType)),
-    );
-}
-
-function base64(value: Uint8Array): string {
-  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
-}
-
-const promptMessage = z.object({
-  role: z.enum(['user', 'assistant']),
-  content: z.looseObject({ type: z.string() }),
-});
-
-/** Checks a prompt's body and makes it an MCP `GetPromptResult`. */
-const promptOutput = z
-  .union([
-    z.string(),
-    z.array(promptMessage),
-    z.object({ description: z.string().optional(), messages: z.array(promptMessage) }),
-  ])
-  .transform((body): PromptGet => {
-    if (typeof body === 'string') {
-      return { messages: [{ role: 'user', content: { type: 'text', text: body } }] };
-    }
-    return Array.isArray(body) ? { messages: body } : body;
-  });
 
 /** What resources, templates and prompts declare in common. */
 interface OperationConfig<C extends z.ZodType | undefined> {
@@ -310,9 +176,7 @@ function declaration(
 ): OperationDeclaration {
   assertListingMetadata(config, `The ${operation.kind} "${String(config.name)}"`);
   if (typeof config.name !== 'string') {
-    throw new ToolsConfigurationError(
-      `A ${operation.kind} needs a \`name\` (^[a-zA-Z0-9_-]{1,64}$), got ${JSON.stringify(config.name)}.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.operationName(operation.kind, config.name));
   }
   return {
     name: config.name,
@@ -337,9 +201,7 @@ function runtimeOperation(
   const label = declared.operation.kind;
   const origin = `runtime ${label} "${String(config?.name)}"`;
   if (typeof handler !== 'function') {
-    throw new ToolsConfigurationError(
-      `The ${label} "${String(config?.name)}" needs a ${label === 'prompt' ? 'get' : 'read'} function.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.operationHandler(label, String(config?.name)));
   }
   const { action, method, ...rest } = declared;
   const spec = toolSpec(
@@ -381,7 +243,10 @@ function common(config: OperationConfig<any>) {
  *
  * @example
  * export const handbook = defineResource({
- *   uri: 'kb://handbook', name: 'handbook', title: 'Support handbook', mimeType: 'text/markdown',
+ *   uri: 'kb://handbook',
+ *   name: 'handbook',
+ *   title: 'Support handbook',
+ *   mimeType: 'text/markdown',
  *   read: () => readFile('handbook.md', 'utf8'),
  * });
  */
@@ -396,9 +261,7 @@ export function resourceDeclaration(
   config: Omit<ResourceConfig<any>, 'read'>,
 ): OperationDeclaration {
   if (typeof config?.uri !== 'string' || config.uri === '' || UriTemplate.isTemplate(config.uri)) {
-    throw new ToolsConfigurationError(
-      `The resource "${String(config?.name)}" needs a plain \`uri\`; for a URI with variables use a resource template.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.resourceUri(String(config?.name)));
   }
   return declaration(config, NO_VARIABLES, resourceOutput(config.mimeType), {
     kind: 'resource',
@@ -415,7 +278,9 @@ export function resourceDeclaration(
  *
  * @example
  * export const article = defineResourceTemplate({
- *   uriTemplate: 'kb://articles/{slug}', name: 'kb-article', mimeType: 'text/markdown',
+ *   uriTemplate: 'kb://articles/{slug}',
+ *   name: 'kb-article',
+ *   mimeType: 'text/markdown',
  *   variables: z.object({ slug: z.string().regex(/^[a-z0-9-]+$/) }),
  *   complete: { slug: (value) => articles.slugs().filter((slug) => slug.startsWith(value)) },
  *   read: ({ input }) => articles.body(input.slug),
@@ -439,24 +304,20 @@ export function resourceTemplateDeclaration(
   },
   methods = false,
 ): OperationDeclaration {
-  const owner = `The resource template "${String(config?.name)}"`;
+  const name = String(config?.name);
+  const owner = `The resource template "${name}"`;
   if (typeof config?.uriTemplate !== 'string' || !UriTemplate.isTemplate(config.uriTemplate)) {
-    throw new ToolsConfigurationError(
-      `${owner} needs a \`uriTemplate\` with at least one {variable}; for a fixed URI use a resource.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.templateUri(name));
   }
   const template = new UriTemplate(config.uriTemplate);
   if (!isObjectSchema(config.variables)) {
-    throw new ToolsConfigurationError(
-      `${owner} needs \`variables\`: a Zod object, one key per variable.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.templateVariables(name));
   }
   const keys = Object.keys(config.variables.shape).sort();
   const named = [...new Set(template.variables)].sort();
   if (keys.join(',') !== named.join(',')) {
     throw new ToolsConfigurationError(
-      `${owner}: its variables schema has the keys ${keys.join(', ') || '(none)'}, but ` +
-        `"${config.uriTemplate}" names ${named.join(', ')}. Give the schema one key per variable.`,
+      CORE_MESSAGES.templateKeys(name, keys, config.uriTemplate, named),
     );
   }
   assertCompletions(config.complete, keys, owner, methods);
@@ -479,7 +340,8 @@ export function resourceTemplateDeclaration(
  *
  * @example
  * export const triage = definePrompt({
- *   name: 'triage_ticket', description: 'Triage a ticket',
+ *   name: 'triage_ticket',
+ *   description: 'Triage a ticket',
  *   args: z.object({ id: z.string() }),
  *   get: ({ input }) => `Triage ticket ${input.id}: summarise it and suggest a priority.`,
  * });
@@ -502,18 +364,16 @@ export function promptDeclaration(
   },
   methods = false,
 ): OperationDeclaration {
-  const owner = `The prompt "${String(config?.name)}"`;
+  const name = String(config?.name);
+  const owner = `The prompt "${name}"`;
   if (!isObjectSchema(config?.args)) {
-    throw new ToolsConfigurationError(`${owner} needs \`args\`: a Zod object of string fields.`);
+    throw new ToolsConfigurationError(CORE_MESSAGES.promptArgs(name));
   }
   const properties = (toJsonSchema(config.args, 'input', owner) as { properties?: object })
     .properties as Record<string, { type?: unknown }> | undefined;
   for (const [key, field] of Object.entries(properties ?? {})) {
     if (field.type !== 'string') {
-      throw new ToolsConfigurationError(
-        `${owner}: argument "${key}" is not a string. MCP prompt arguments are strings: use ` +
-          'z.string() or z.enum([...]), and parse numbers in `get`.',
-      );
+      throw new ToolsConfigurationError(CORE_MESSAGES.promptArgument(name, key));
     }
   }
   assertCompletions(config.complete, Object.keys(config.args.shape), owner, methods);
@@ -535,12 +395,10 @@ function assertCompletions(
   if (complete === undefined) return;
   for (const [key, completer] of Object.entries(complete as object)) {
     if (!keys.includes(key)) {
-      throw new ToolsConfigurationError(`${owner} completes "${key}", which it does not declare.`);
+      throw new ToolsConfigurationError(CORE_MESSAGES.completesUndeclared(owner, key));
     }
     if (typeof completer === 'function' || (methods && typeof completer === 'string')) continue;
-    throw new ToolsConfigurationError(
-      `${owner}: complete.${key} must be a function${methods ? ' or the name of a method of the class' : ''}.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.completer(owner, key, methods));
   }
 }
 

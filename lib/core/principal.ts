@@ -8,10 +8,14 @@ import type { ToolContext } from './types.js';
  * an error or an event.
  *
  * @example
- * await invoker.invoke('billing_void_invoice', { id }, {
- *   transport: 'AGENT',
- *   context: { principal: { clientId: 'billing-cron', scopes: ['billing:write'] } },
- * });
+ * await invoker.invoke(
+ *   'billing_void_invoice',
+ *   { id },
+ *   {
+ *     transport: 'AGENT',
+ *     context: { principal: { clientId: 'billing-cron', scopes: ['billing:write'] } },
+ *   },
+ * );
  */
 export interface ToolPrincipal {
   /** The authorization server that issued the token (its `iss`), when it names one. */

@@ -1,3 +1,4 @@
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import { assertUniqueNames } from './naming.js';
 import { isRuntimeTool, type RuntimeTool } from './runtime-tool.js';
@@ -16,14 +17,7 @@ export interface ToolRegistry {
   readonly names: readonly string[];
 }
 
-/**
- * Composes default tools, then lets the application disable or replace them by name.
- *
- * @example
- * const registry = defineToolRegistry({ defaults: [InvoiceTools, pingTool] })
- *   .replace('health_ping', myPing)
- *   .disable('billing_void_invoice');
- */
+/** Composes default tools, then lets the application disable or replace them by name. */
 export interface ToolRegistryBuilder {
   /** The names of every default, in declaration order. */
   readonly declared: readonly string[];
@@ -49,9 +43,7 @@ function describe(entry: unknown): string {
 export function expandEntry(entry: unknown): readonly ToolDefinition[] {
   if (isRuntimeTool(entry) || isClassTool(entry)) return [entry];
   if (isToolClass(entry)) return classTools(entry);
-  throw new ToolsConfigurationError(
-    `Not a tool: ${describe(entry)}. Use defineRuntimeTool(...) or a class decorated with @ToolFactory.`,
-  );
+  throw new ToolsConfigurationError(CORE_MESSAGES.notATool(describe(entry)));
 }
 
 function expandAll(entries: readonly unknown[]): ToolDefinition[] {
@@ -86,27 +78,25 @@ function isRegistry(value: unknown): value is ToolRegistry {
  * names are refused at once, listing what was declared.
  *
  * @example
- * const registry = defineToolRegistry({ defaults: [InvoiceTools, pingTool] }).disable('billing_void_invoice');
+ * const registry = defineToolRegistry({ defaults: [InvoiceTools, pingTool] }).disable(
+ *   'billing_void_invoice',
+ * );
  * registry.build().names; // ['billing_get_invoice', 'health_ping']
  */
 export function defineToolRegistry(options: {
   defaults: readonly ToolEntry[];
 }): ToolRegistryBuilder {
   if (!Array.isArray(options?.defaults)) {
-    throw new ToolsConfigurationError(
-      'defineToolRegistry needs { defaults: [...] }: a list of tools and tool classes.',
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.registryDefaults());
   }
   const defaults = expandAll(options.defaults);
   const declared = Object.freeze(defaults.map((tool) => tool.name));
   const disabled = new Set<string>();
   const replaced = new Map<string, ToolDefinition>();
 
-  const assertDeclared = (verb: string, name: string) => {
+  const assertDeclared = (verb: 'disable' | 'replace', name: string) => {
     if (!declared.includes(name)) {
-      throw new ToolsConfigurationError(
-        `Tool registry ${verb}("${name}") names no default; declared: ${[...declared].sort().join(', ') || '(none)'}.`,
-      );
+      throw new ToolsConfigurationError(CORE_MESSAGES.undeclaredDefault(verb, name, declared));
     }
   };
 
@@ -120,17 +110,12 @@ export function defineToolRegistry(options: {
     replace(name, tool) {
       assertDeclared('replace', name);
       if (disabled.has(name))
-        throw new ToolsConfigurationError(
-          `Tool registry cannot replace "${name}": it is disabled.`,
-        );
-      if (replaced.has(name))
-        throw new ToolsConfigurationError(`Tool registry already replaced "${name}".`);
+        throw new ToolsConfigurationError(CORE_MESSAGES.replaceDisabled(name));
+      if (replaced.has(name)) throw new ToolsConfigurationError(CORE_MESSAGES.replacedTwice(name));
       const replacement = expandEntry(tool).find((candidate) => candidate.name === name);
       if (!replacement) {
-        const carried = expandEntry(tool).map((candidate) => `"${candidate.name}"`);
-        throw new ToolsConfigurationError(
-          `A replacement for "${name}" must carry that name, not ${carried.join(', ')}.`,
-        );
+        const carried = expandEntry(tool).map((candidate) => candidate.name);
+        throw new ToolsConfigurationError(CORE_MESSAGES.replacementName(name, carried));
       }
       replaced.set(name, replacement);
       return this;
@@ -157,9 +142,7 @@ export function resolveTools(collection: ToolCollection): readonly ToolDefinitio
     return collection.tools;
   }
   if (Array.isArray(collection)) return expandAll(collection);
-  throw new ToolsConfigurationError(
-    `Expected a tool registry, its build() result or a list of tools, got ${describe(collection)}.`,
-  );
+  throw new ToolsConfigurationError(CORE_MESSAGES.notACollection(describe(collection)));
 }
 
 /**

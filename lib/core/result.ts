@@ -13,7 +13,11 @@ export interface ToolFailure {
  * The outcome of a call, on every surface.
  *
  * @example
- * const result = await invoker.invoke('billing_get_invoice', { id: 'inv_1' }, { transport: 'AGENT' });
+ * const result = await invoker.invoke(
+ *   'billing_get_invoice',
+ *   { id: 'inv_1' },
+ *   { transport: 'AGENT' },
+ * );
  * if (result.ok) console.log(result.data);
  * else console.warn(result.error.code, result.error.message);
  */
@@ -62,9 +66,6 @@ export function toToolError(failure: ToolFailure): ToolError {
 
 /**
  * The JSON envelope a model or MCP client reads: `{ error, message, retryable, details?, hint? }`.
- *
- * @example
- * if (!result.ok) return JSON.stringify(toErrorEnvelope(result.error));
  */
 export function toErrorEnvelope(failure: ToolFailure): ToolErrorEnvelope {
   const { code, ...rest } = failure;

@@ -1,35 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { resolveCallContext, type AmbientContext } from './ambient-context.js';
+import type { ToolAsk } from './asking.js';
+import { currentFrame, runInFrame } from './call-context.js';
 import {
-  askConfirm,
-  askElicit,
-  type AskingCall,
-  type ElicitationResult,
-  type ToolAsk,
-} from './asking.js';
-import { currentFrame, runInFrame, type CallFrame } from './call-context.js';
-import { handlerLog, observe, progressReporter, report, reportUnexpected } from './call-sinks.js';
-import { shuttingDown, type Drain, type RunningWork } from './drain.js';
-import {
-  isProgrammingError,
-  normalizeError,
-  nestedTooDeep,
-  ToolError,
-  validationError,
-  type ErrorMapper,
-} from './errors.js';
-import {
-  cancelled,
-  handlerOutcome,
-  Refusal,
-  type CallerSignal,
-  type WaitingCall,
-} from './handler-wait.js';
+  callEvent,
+  failure,
+  guardRefusal,
+  hookRefusal,
+  OutputMismatch,
+  recursionLimit,
+  warnOnMcpResult,
+  type Outcome,
+} from './call-outcome.js';
+import { observe } from './call-sinks.js';
+import { shuttingDown, type Drain } from './drain.js';
+import { nestedTooDeep, validationError, type ErrorMapper } from './errors.js';
+import { cancelled, handlerOutcome, Refusal, type CallerSignal } from './handler-wait.js';
 import type {
   ComposedHooks,
   ToolCallEvent,
-  ToolErrorHookOptions,
   ToolGuard,
   ToolLogger,
   UnexpectedErrorLevel,
@@ -40,13 +30,13 @@ import type { Completer } from './operations.js';
 import { drive, isThenable } from './maybe-async.js';
 import { attachPresentation } from './presentation.js';
 import { insufficientScope, missingScopes, principalOf } from './principal.js';
-import { toFailure, type ToolResult } from './result.js';
-import { withTraceContext, type CallTelemetry, type ToolTelemetry } from './telemetry.js';
+import type { ToolResult } from './result.js';
+import { handlerCall, Run } from './run.js';
+import { withTraceContext, type ToolTelemetry } from './telemetry.js';
 import type { ToolCall, ToolPresenters, ToolSpec } from './runtime-tool.js';
 import type {
   ToolCallInfo,
   ToolContext,
-  ToolLog,
   ToolLogLevel,
   ToolProgress,
   ToolOperation,
@@ -108,76 +98,6 @@ export interface CallRequest {
   readonly ask?: ToolAsk;
   /** The URI a resource read reads. */
   readonly uri?: string;
-}
-
-/** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
-class OutputMismatch {
-  constructor(
-    readonly error: z.core.$ZodError,
-    readonly output: unknown,
-  ) {}
-}
-
-/**
- * Whether a handler returned an MCP `CallToolResult` (`{ content: [{ type, … }] }`) instead of
- * its data, as handlers written for other MCP libraries do.
- */
-function isMcpResultShape(value: unknown): boolean {
-  const content = (value as { content?: unknown } | null)?.content;
-  return (
-    Array.isArray(content) &&
-    content.length > 0 &&
-    content.every((block) => typeof (block as { type?: unknown } | null)?.type === 'string')
-  );
-}
-
-const MCP_RESULT_FIX =
-  'toolwright builds the MCP result (content and structuredContent) from the data a handler ' +
-  'returns: return the data itself, and to choose the content blocks a model reads, declare an ' +
-  'output schema and a present.mcp presenter';
-
-// Tools already warned about returning an MCP result: the warning is given once per tool.
-const warnedMcpResult = new WeakSet<CompiledTool>();
-
-/** What the handler receives; `signal` is read through to the call's lazily made controller. */
-class HandlerCall implements ToolCall<unknown, unknown> {
-  constructor(
-    readonly input: unknown,
-    readonly context: unknown,
-    readonly reportProgress: (progress: ToolProgress) => void,
-    readonly log: ToolLog,
-    private readonly run: Run,
-  ) {}
-
-  get call(): ToolCallInfo {
-    return this.run.call;
-  }
-
-  get signal(): AbortSignal {
-    return this.run.signal;
-  }
-
-  /** The URI a resource read reads (see `ResourceCall`). */
-  get uri(): string | undefined {
-    return this.run.call.uri;
-  }
-
-  // Made when a handler reads them (most never do), bound so that they can be destructured.
-  get confirm(): (message: string) => Promise<boolean> {
-    return (message) => askConfirm(this.asking(), message);
-  }
-
-  get elicit(): <S extends z.ZodObject<any, any>>(request: {
-    readonly message: string;
-    readonly schema: S;
-  }) => Promise<ElicitationResult<z.output<S>>> {
-    return (request) => askElicit(this.asking(), request);
-  }
-
-  private asking(): AskingCall {
-    const { run } = this;
-    return { call: run.call, asks: run.tool.spec.asks, ask: run.ask, signal: run.signal };
-  }
 }
 
 // Call ids: unique per process by a counter, across processes by a random prefix.
@@ -280,115 +200,6 @@ function runTracedPipeline(run: Run): ToolResult | Promise<ToolResult> {
   return runInFrame(run, runPipeline, run);
 }
 
-/**
- * One call: everything its pipeline reads and writes, and its frame in the async context (what
- * nested calls and `currentToolCall()` see). Also its place in the invoker's drain, and what
- * aborts it. The abort controller is made only when something asks for the signal: most calls
- * never do, and making one is the dearest step of a trivial call.
- */
-class Run implements CallFrame, WaitingCall, RunningWork {
-  context: ToolContext;
-  callerSignal: CallerSignal | undefined;
-  presentation: unknown;
-  telemetry?: CallTelemetry;
-  ask?: ToolAsk;
-  #controller?: AbortController;
-  abortReason?: ToolError;
-  waiter?: { stop(reason: ToolError): void };
-  older?: RunningWork;
-  newer?: RunningWork;
-
-  constructor(
-    readonly tool: CompiledTool,
-    readonly request: CallRequest,
-    readonly settings: RunnerSettings,
-    readonly call: ToolCallInfo,
-  ) {
-    this.context = request.context ?? NO_CONTEXT;
-  }
-
-  get signal(): AbortSignal {
-    if (this.#controller) return this.#controller.signal;
-    if (this.abortReason) return AbortSignal.abort(this.abortReason);
-    return (this.#controller = new AbortController()).signal;
-  }
-
-  /** Fires the handler's signal (once) and ends the wait for the handler, if one is on. */
-  abort(reason: ToolError): void {
-    if (this.abortReason) return;
-    this.abortReason = reason;
-    this.#controller?.abort(reason);
-    this.waiter?.stop(reason);
-  }
-
-  get name(): string {
-    return this.tool.spec.name;
-  }
-
-  /**
-   * A thrown value as the caller may see it. The application's mappers are consulted in order,
-   * each like a hook: one that throws, or answers something that is not a `ToolError`, is
-   * reported and passed over, as if it were not set.
-   */
-  normalize(error: unknown): ToolError {
-    const { mappers, logger } = this.settings;
-    if (ToolError.is(error)) return normalizeError(error);
-    for (const mapError of mappers) {
-      let mapped: unknown;
-      try {
-        mapped = mapError(error);
-      } catch (mapperError) {
-        report(logger, 'mapError', this.name, mapperError);
-        continue;
-      }
-      if (ToolError.is(mapped)) return mapped;
-      if (mapped !== undefined) {
-        report(
-          logger,
-          'mapError',
-          this.name,
-          new TypeError('mapError returned a non-ToolError value'),
-        );
-      }
-    }
-    return normalizeError(error);
-  }
-
-  /** What `onToolError` receives for a value thrown in this call. */
-  errorHookOptions(error: unknown): ToolErrorHookOptions {
-    const { name, request, context, call } = this;
-    return { name, args: request.args, context, call, error };
-  }
-
-  /** Logs a failure the caller sees as `INTERNAL_SERVER_ERROR`, at the invoker's level. */
-  unexpected(error: unknown, where?: string): void {
-    const { logger, logUnexpected } = this.settings;
-    reportUnexpected(logger, logUnexpected, this.call, error, where);
-  }
-
-  /**
-   * `onToolError` (and the log, unless it is a `ToolError` other than a programming error) for a
-   * value the handler threw after its call was answered.
-   */
-  lateThrow(error: unknown): void {
-    const { hooks, logger } = this.settings;
-    if (!ToolError.is(error) || isProgrammingError(error)) {
-      this.unexpected(error, ' after its call was answered');
-    }
-    for (const onError of hooks.error) {
-      void observe(logger, 'onToolError hook', this.name, onError, this.errorHookOptions(error));
-    }
-  }
-}
-
-const NO_CONTEXT: ToolContext = Object.freeze({});
-
-/** How a call ended: its result, and the value a guard or the handler threw, if any. */
-interface Outcome {
-  readonly result: ToolResult;
-  readonly thrown?: { readonly value: unknown };
-}
-
 // The pipeline reads as async code whose `yield` is `await` (see drive()), and it yields only
 // what is pending (`if (isThenable(x)) x = yield x`): a step whose value is already there costs
 // neither a promise nor a suspension.
@@ -448,11 +259,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   const { spec } = tool;
   if (settings.drain?.closing) throw new Refusal(shuttingDown());
   if (call.depth > settings.maxDepth) {
-    throw new Refusal(
-      new ToolError('RECURSION_LIMIT', {
-        message: `Tool "${name}" was called at depth ${call.depth}, beyond the limit of ${settings.maxDepth}.`,
-      }),
-    );
+    throw new Refusal(recursionLimit(name, call.depth, settings.maxDepth));
   }
   let context = resolveCallContext(settings.resolveContext, request.context);
   if (isThenable(context)) context = (yield context) as ToolContext;
@@ -466,10 +273,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
       replacement = before({ name, args, context, call });
       if (isThenable(replacement)) replacement = yield replacement;
     } catch (error) {
-      const refusal = run.normalize(error);
-      // A refusal is deliberate; anything scrubbed to an internal error is a bug worth a log line.
-      if (isUnexpected(error, refusal)) run.unexpected(error, ' in a beforeToolCall hook');
-      throw new Refusal(refusal);
+      throw hookRefusal(run, error);
     }
     if (isPlainObject(replacement)) args = replacement;
   }
@@ -511,11 +315,7 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
       });
       if (isThenable(allowed)) allowed = (yield allowed) as boolean;
     }
-    if (allowed !== true) {
-      throw new Refusal(
-        new ToolError('FORBIDDEN', { message: `The call to "${name}" was refused by a guard.` }),
-      );
-    }
+    if (allowed !== true) throw new Refusal(guardRefusal(name));
   }
 
   // The caller may have given up while hooks or guards were pending.
@@ -535,86 +335,11 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
     if (!parsed.success) throw new OutputMismatch(parsed.error, data);
     output = tool.finish ? tool.finish(parsed.data, call) : parsed.data;
-  } else if (isMcpResultShape(data) && !warnedMcpResult.has(tool)) {
-    warnedMcpResult.add(tool);
-    settings.logger.warn?.(
-      `[toolwright] Tool "${name}" returned an MCP result ({ content: [...] }), which is sent ` +
-        `as its data: ${MCP_RESULT_FIX}.`,
-    );
+  } else {
+    warnOnMcpResult(tool, data, settings.logger);
   }
   // A presenter runs inside the call, so a presenter that throws is a failure hooks see.
   const presenter = request.present && spec.present?.[request.present];
   if (presenter) run.presentation = presenter(output);
   return output;
-}
-
-const INTERNAL = () => new ToolError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' });
-
-/**
- * Whether a thrown value is a bug rather than an answer: no mapper made it a `ToolError`, or one
- * made it a 500, or it is a programming error (an unknown name in a nested call).
- */
-function isUnexpected(thrown: unknown, normalized: ToolError): boolean {
-  return (
-    normalized.code === 'INTERNAL_SERVER_ERROR' &&
-    (!ToolError.is(thrown) || isProgrammingError(thrown))
-  );
-}
-
-/**
- * The outcome of a value thrown out of the pipeline. It never throws, whatever was thrown. A
- * failure the caller sees as an internal error is logged (`logUnexpected`).
- */
-function failure(run: Run, error: unknown): Outcome {
-  try {
-    if (error instanceof Refusal) return { result: { ok: false, error: toFailure(error.error) } };
-    if (error instanceof OutputMismatch) {
-      const fix = isMcpResultShape(error.output)
-        ? ` (it returned an MCP result: ${MCP_RESULT_FIX})`
-        : '';
-      run.unexpected(error.error, `: its output does not match its output schema${fix}`);
-      return {
-        result: { ok: false, error: toFailure(INTERNAL()) },
-        thrown: { value: error.error },
-      };
-    }
-    const normalized = run.normalize(error);
-    if (isUnexpected(error, normalized)) run.unexpected(error);
-    return { result: { ok: false, error: toFailure(normalized) }, thrown: { value: error } };
-  } catch (lookFailure) {
-    // A thrown value that throws when looked at (a hostile proxy) is still an internal error.
-    report(run.settings.logger, 'error normalisation', run.name, lookFailure);
-    return { result: { ok: false, error: toFailure(INTERNAL()) }, thrown: { value: error } };
-  }
-}
-
-function handlerCall(run: Run, input: unknown, context: unknown): HandlerCall {
-  const { onProgress, onLog } = run.request;
-  const { logger } = run.settings;
-  const { telemetry } = run;
-  return new HandlerCall(
-    input,
-    context,
-    progressReporter(logger, run.name, telemetry ? telemetry.progressSink(onProgress) : onProgress),
-    handlerLog(logger, run.name, telemetry ? telemetry.logSink(onLog) : onLog),
-    run,
-  );
-}
-
-function callEvent(run: Run, result: ToolResult, durationMs: number): ToolCallEvent {
-  const { call } = run;
-  return {
-    name: run.name,
-    kind: call.kind,
-    ...(call.uri !== undefined && { uri: call.uri }),
-    identity: run.tool.spec.identity,
-    transport: call.transport,
-    source: call.source,
-    ok: result.ok,
-    ...(!result.ok && { errorCode: result.error.code }),
-    durationMs,
-    callId: call.id,
-    ...(call.parentId !== undefined && { parentId: call.parentId }),
-    depth: call.depth,
-  };
 }

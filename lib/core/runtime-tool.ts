@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { assertToolAsks, type ToolAsker, type ToolAsks } from './asking.js';
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
 import { isScopeToken } from './principal.js';
@@ -28,7 +29,16 @@ export type ToolInputSchema = z.ZodObject<any, any>;
  * What a handler receives: one object per call.
  *
  * @example
- * handler: ({ input, context, signal, reportProgress, log, call, confirm, elicit }) => { … }
+ * handler: async ({ input, context, signal, reportProgress, log, call, confirm, elicit }) => {
+ *   if (!(await confirm(`Close ticket ${input.id}?`))) return { closed: false };
+ *   const answer = await elicit({ message: 'Priority of the follow-up?', schema: Priority });
+ *   reportProgress({ progress: 1, total: 2, message: 'closing' });
+ *   log.info(`${call.name} closes ${input.id} for ${String(context.tenantId)}`);
+ *   return {
+ *     closed: !signal.aborted,
+ *     followUp: answer.action === 'accept' ? answer.content : null,
+ *   };
+ * },
  */
 export interface ToolCall<
   Input = Record<string, unknown>,
@@ -147,7 +157,7 @@ export interface RuntimeToolConfig<
    * its own way, and a caller that cannot ask gets `USER_INPUT_UNAVAILABLE`. See docs/asking.md.
    *
    * @example
-   * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'high']) })] }
+   * asks: { confirm: true, elicit: [z.object({ priority: z.enum(['low', 'high']) })] },
    */
   asks?: ToolAsks;
   /**
@@ -156,7 +166,7 @@ export interface RuntimeToolConfig<
    * MCP call a task. See docs/tasks.md.
    *
    * @example
-   * task: 'optional'
+   * task: 'optional',
    */
   task?: ToolTaskSupport;
   /** Icons clients may show for the tool (MCP `icons`: `{ src, mimeType?, sizes?, theme? }`). */
@@ -165,7 +175,7 @@ export interface RuntimeToolConfig<
    * Metadata MCP lists carry with the tool (`_meta`), keys `[prefix/]name`.
    *
    * @example
-   * _meta: { 'io.modelcontextprotocol/ui': { resourceUri: 'ui://invoices/chart' } }
+   * _meta: { 'io.modelcontextprotocol/ui': { resourceUri: 'ui://invoices/chart' } },
    */
   _meta?: Record<string, unknown>;
   handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
@@ -215,9 +225,7 @@ export interface ToolDeclaration {
 export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec {
   const { identity } = declaration;
   if (typeof identity !== 'object' || identity === null) {
-    throw new ToolsConfigurationError(
-      `Tool ${origin} has no identity: give it { serviceName, action, method }.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.noIdentity(origin));
   }
   const spec: Record<string, unknown> = {
     name: declaration.name ?? deriveToolName(identity.serviceName, identity.action),
@@ -261,81 +269,58 @@ export function assertToolSpec(spec: ToolSpec): void {
   const where = `${spec.origin}`;
   assertToolName(spec.name, where);
   if (typeof spec.description !== 'string' || spec.description.trim() === '') {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) needs a non-empty description.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.noDescription(spec.name, where));
   }
   if (!TOOL_METHODS.includes(spec.identity.method)) {
     throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) has method "${String(spec.identity.method)}"; use one of ${TOOL_METHODS.join(', ')}.`,
+      CORE_MESSAGES.unknownMethod(spec.name, where, spec.identity.method),
     );
   }
   if (!isObjectSchema(spec.input)) {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) must have a Zod object input schema (z.object({...})); ` +
-        `wrap a scalar or union in an object.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.inputNotObject(spec.name, where));
   }
   if (spec.output !== undefined && !isZodSchema(spec.output)) {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) has an output that is not a Zod schema.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.outputNotZod(spec.name, where));
   }
   if (spec.context !== undefined && !isZodSchema(spec.context)) {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) has a context that is not a Zod schema.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.contextNotZod(spec.name, where));
   }
   if (spec.transports.length === 0) {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) must be exposed on at least one transport; omit \`transports\` for MCP and AGENT.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.noTransport(spec.name, where));
   }
   for (const transport of spec.transports) {
     if (!TOOL_TRANSPORTS.includes(transport)) {
       throw new ToolsConfigurationError(
-        `Tool "${spec.name}" (${where}) lists unknown transport "${String(transport)}"; use ${TOOL_TRANSPORTS.join(', ')}.`,
+        CORE_MESSAGES.unknownTransport(spec.name, where, transport),
       );
     }
   }
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) has timeoutMs ${spec.timeoutMs}; use a positive number.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.timeoutMs(spec.name, where, spec.timeoutMs));
   }
   for (const scope of spec.scopes ?? []) {
     if (!isScopeToken(scope)) {
-      throw new ToolsConfigurationError(
-        `Tool "${spec.name}" (${where}) has scope ${JSON.stringify(scope)}; a scope is printable ASCII without spaces, quotes or backslashes.`,
-      );
+      throw new ToolsConfigurationError(CORE_MESSAGES.scope(spec.name, where, scope));
     }
   }
   if (spec.asks !== undefined) assertToolAsks(spec.asks, `Tool "${spec.name}" (${where})`);
   if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) has task ${JSON.stringify(spec.task)}; use 'optional' or 'required'.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.task(spec.name, where, spec.task));
   }
   if (spec.task !== undefined && spec.operation !== undefined) {
     throw new ToolsConfigurationError(
-      `"${spec.name}" (${where}) is a ${spec.operation.kind}: only tools run as tasks.`,
+      CORE_MESSAGES.taskOnOperation(spec.name, where, spec.operation.kind),
     );
   }
   assertListingMetadata(spec, `"${spec.name}" (${where})`);
   if (spec.present !== undefined && spec.output === undefined) {
-    throw new ToolsConfigurationError(
-      `Tool "${spec.name}" (${where}) has presenters but no output schema to present.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.presentersWithoutOutput(spec.name, where));
   }
 }
 
 /**
  * Where a runtime tool was declared, for messages: `runtime tool serviceName.action` (its
  * identity, which tells two tools of the same explicit name apart).
- *
- * @example
- * runtimeToolOrigin({ identity: { serviceName: 'billing', action: 'getInvoice', method: 'GET' } });
- * // 'runtime tool billing.getInvoice'
  */
 export function runtimeToolOrigin(config: { name?: string; identity?: ToolIdentity }): string {
   const { identity } = config;
@@ -367,7 +352,7 @@ export function defineRuntimeTool<
   const spec = toolSpec(config, origin);
   assertToolSpec(spec);
   if (typeof config.handler !== 'function') {
-    throw new ToolsConfigurationError(`Tool "${spec.name}" (${origin}) needs a handler function.`);
+    throw new ToolsConfigurationError(CORE_MESSAGES.noHandler(spec.name, origin));
   }
   return Object.freeze({ ...spec, kind: 'runtime', handler: config.handler }) as RuntimeTool<
     I,
@@ -397,9 +382,7 @@ export function assertListingMetadata(
   const { icons, _meta } = spec;
   if (icons !== undefined) {
     if (!Array.isArray(icons)) {
-      throw new ToolsConfigurationError(
-        `${owner}: icons must be a list of { src, mimeType?, sizes?, theme? }.`,
-      );
+      throw new ToolsConfigurationError(CORE_MESSAGES.icons(owner));
     }
     for (const icon of icons as Array<Record<string, unknown>>) {
       const src = icon?.src;
@@ -412,21 +395,17 @@ export function assertListingMetadata(
           !(Array.isArray(sizes) && sizes.every((size) => typeof size === 'string'))) ||
         (icon.theme !== undefined && icon.theme !== 'light' && icon.theme !== 'dark')
       ) {
-        throw new ToolsConfigurationError(
-          `${owner}: the icon ${JSON.stringify(icon)} is not { src: an https: or data: URI, mimeType?, sizes?: string[], theme?: 'light' | 'dark' }.`,
-        );
+        throw new ToolsConfigurationError(CORE_MESSAGES.icon(owner, icon));
       }
     }
   }
   if (_meta !== undefined) {
     if (typeof _meta !== 'object' || _meta === null || Array.isArray(_meta)) {
-      throw new ToolsConfigurationError(`${owner}: _meta must be an object.`);
+      throw new ToolsConfigurationError(CORE_MESSAGES.metaNotObject(owner));
     }
     for (const key of Object.keys(_meta)) {
       if (!META_KEY.test(key)) {
-        throw new ToolsConfigurationError(
-          `${owner}: the _meta key "${key}" is not [prefix/]name (e.g. "com.example/owner").`,
-        );
+        throw new ToolsConfigurationError(CORE_MESSAGES.metaKey(owner, key));
       }
     }
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 
 /** A JSON Schema document, frozen. */
@@ -55,9 +56,6 @@ const UNREPRESENTABLE: Readonly<
  * in the notation of toolwright's messages: `.key` a property (`["odd key"]` when it is not an
  * identifier), `[]` an array element, `[n]` a tuple position, `.*` a record or catchall value,
  * `.(key)` a record key, `|n` the n-th (from 0) option of a union, `&n` a side of an intersection.
- *
- * @example
- * schemaPathNotation('output', ['properties', 'items', 'items', 'properties', 'at']); // 'output.items[].at'
  */
 export function schemaPathNotation(root: string, path: readonly (string | number)[]): string {
   let notation = root;
@@ -118,13 +116,6 @@ const ANNOTATION_ONLY: ReadonlySet<string> = new Set(['catch']);
  * client can satisfy; it is refused with a `ToolsConfigurationError` naming `owner`, the direction,
  * the path inside the schema (see {@link schemaPathNotation}) and what to use instead. The path is
  * the one zod itself reports, at the first such part met.
- *
- * @example
- * toJsonSchema(z.object({ id: z.string() })); // { $schema: '…/2020-12/schema', type: 'object', … }
- * toJsonSchema(z.object({ when: z.date() }), 'input', 'Tool "events_create" (runtime tool events.create)');
- * // ToolsConfigurationError: Tool "events_create" (runtime tool events.create): its input schema
- * // cannot be expressed in JSON Schema, at input.when: z.date() has no JSON Schema form; use
- * // z.iso.datetime() or z.string().
  */
 export function toJsonSchema(
   schema: z.ZodType,
@@ -133,7 +124,6 @@ export function toJsonSchema(
 ): JsonSchema {
   const cached = cache[io].get(schema);
   if (cached) return cached;
-  const subject = owner === undefined ? `This ${io} schema` : `${owner}: its ${io} schema`;
   let converted: JsonSchema;
   try {
     converted = z.toJSONSchema(schema, {
@@ -144,14 +134,14 @@ export function toJsonSchema(
         if (ANNOTATION_ONLY.has(kind)) return 'any';
         const reason = UNREPRESENTABLE[kind]?.(io, message) ?? `${message} (zod type "${kind}")`;
         throw new ToolsConfigurationError(
-          `${subject} cannot be expressed in JSON Schema, at ${schemaPathNotation(io, path)}: ${reason}.`,
+          CORE_MESSAGES.unrepresentable(owner, io, schemaPathNotation(io, path), reason),
         );
       },
     }) as JsonSchema;
   } catch (error) {
     if (error instanceof ToolsConfigurationError) throw error;
     throw new ToolsConfigurationError(
-      `${subject} cannot be converted to JSON Schema: ${(error as Error)?.message ?? String(error)}`,
+      CORE_MESSAGES.unconvertible(owner, io, (error as Error)?.message ?? String(error)),
       { cause: error },
     );
   }

@@ -53,7 +53,7 @@ export interface TaskRecord {
  * @example
  * const redis = new Redis(process.env.REDIS_URL!);
  * redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
- * ToolsModule.forRoot({ mcp: { tasks: { store: new RedisTaskStore({ redis }) } } })
+ * ToolsModule.forRoot({ registry, mcp: { tasks: { store: new RedisTaskStore({ redis }) } } });
  */
 export interface TaskStore {
   /**

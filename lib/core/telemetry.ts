@@ -23,11 +23,6 @@ import type {
 /**
  * What toolwright records in the traces and metrics of an application that registers an
  * OpenTelemetry SDK (see docs/observability.md). Without an SDK nothing is created at all.
- *
- * @example
- * createToolInvoker(registry, {
- *   telemetry: { recordArguments: true, attributes: (context) => ({ 'app.tenant.id': context.tenantId as string }) },
- * });
  */
 export interface ToolTelemetryOptions {
   /** Record each call's arguments as `gen_ai.tool.call.arguments` (JSON). Personal data: default `false`. */

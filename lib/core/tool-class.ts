@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ToolAsks } from './asking.js';
 import type { OperationIcon, OperationSpec } from './operations.js';
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
 import type {
@@ -107,18 +108,13 @@ const derived = new WeakMap<Class, readonly ClassTool[]>();
 /**
  * The tools a class declares, in method declaration order, with names known statically; the
  * same array on every call.
- *
- * @example
- * classTools(InvoiceTools).map((t) => t.name); // ['billing_get_invoice', 'billing_void_invoice']
  */
 export function classTools(target: Class): readonly ClassTool[] {
   const cached = derived.get(target);
   if (cached) return cached;
   const metadata = getToolClassMetadata(target);
   if (!metadata) {
-    throw new ToolsConfigurationError(
-      `${target.name || 'This class'} is not a tool class: decorate it with @ToolFactory and its methods with @Tool.`,
-    );
+    throw new ToolsConfigurationError(CORE_MESSAGES.notToolClass(target.name || 'This class'));
   }
   const tools = Object.freeze(
     metadata.tools.map((tool): ClassTool => {

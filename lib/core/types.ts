@@ -95,9 +95,6 @@ export type ToolLogLevel = 'debug' | 'info' | 'warning' | 'error';
 /**
  * The logger a handler receives. It never throws. `warn` is `warning` under the name Nest's
  * `Logger` gives it.
- *
- * @example
- * handler: async ({ input, log }) => { log.warn(`Retrying ${input.id}`); }
  */
 export type ToolLog = {
   readonly [L in ToolLogLevel]: (message: string, data?: unknown) => void;

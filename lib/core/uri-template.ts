@@ -1,3 +1,4 @@
+import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 
 /** One `{…}` expression of a template: its operator, its variable names, whether exploded (`*`). */
@@ -43,9 +44,6 @@ export type UriVariables = Record<string, string | string[]>;
  * Matching does not backtrack: it reads a URI once per part of the template, so its work grows
  * with the URI's length, never with its square. A URI longer than
  * {@link MAX_TEMPLATE_URI_LENGTH} matches nothing.
- *
- * @example
- * new UriTemplate('kb://articles/{slug}').match('kb://articles/reset-password'); // { slug: 'reset-password' }
  */
 export class UriTemplate {
   /** The variable names, in the order the template names them. */
@@ -65,13 +63,12 @@ export class UriTemplate {
       if (open > 0) parts.push({ literal: rest.slice(0, open) });
       const close = rest.indexOf('}', open);
       if (close < 0) {
-        throw new ToolsConfigurationError(`URI template "${template}" has an unclosed "{".`);
+        throw new ToolsConfigurationError(CORE_MESSAGES.unclosedExpression(template));
       }
       const expression = parseExpression(rest.slice(open + 1, close));
       if (expression.names.length === 0 || expression.names.some((name) => !VARIABLE.test(name))) {
         throw new ToolsConfigurationError(
-          `URI template "${template}" has the expression {${rest.slice(open + 1, close)}}: ` +
-            'name its variables with letters, digits, "_" and ".", one "*" at most after a name.',
+          CORE_MESSAGES.templateExpression(template, rest.slice(open + 1, close)),
         );
       }
       expressions.push(expression);

@@ -35,7 +35,9 @@ export interface LangChainToolsOptions extends ToolSelection {
    *
    * @example
    * createLangChainTools(invoker, {
-   *   ask: async (question) => ({ action: (await promptYesNo(question.message)) ? 'accept' : 'decline' }),
+   *   ask: async (question) => ({
+   *     action: (await promptYesNo(question.message)) ? 'accept' : 'decline',
+   *   }),
    * });
    */
   ask?: ToolAsk;
@@ -88,8 +90,9 @@ function contentOf(data: unknown): string {
  * // In a graph with a checkpointer: a question stops it, Command({ resume }) answers it.
  * const state = await graph.invoke({ messages }, config);
  * if (isInterrupted<ToolInterrupt>(state)) {
- *   const question = state[INTERRUPT][0].value; // { type: 'toolwright/question', kind: 'confirm', … }
- *   await graph.invoke(new Command({ resume: { action: 'accept' } }), config);
+ *   const question = state[INTERRUPT][0].value!; // { type: 'toolwright/question', kind: 'confirm', … }
+ *   const action = (await promptYesNo(question.message)) ? 'accept' : 'decline';
+ *   await graph.invoke(new Command({ resume: { action } }), config);
  * }
  */
 export function createLangChainTools(

@@ -34,7 +34,9 @@ export type ToolInterrupt = {
  * Whether an interrupt's value is a toolwright question (a graph may interrupt for other reasons).
  *
  * @example
- * const questions = isInterrupted(state) ? state[INTERRUPT].map((i) => i.value).filter(isToolInterrupt) : [];
+ * const questions = isInterrupted(state)
+ *   ? state[INTERRUPT].map((i) => i.value).filter(isToolInterrupt)
+ *   : [];
  */
 export function isToolInterrupt(value: unknown): value is ToolInterrupt {
   const candidate = value as Partial<ToolInterrupt> | null;

@@ -12,9 +12,6 @@ import type { JsonSchema } from '../core/schema.js';
  * turns a Zod schema into JSON Schema with zod's `toJSONSchema`, which writes registered
  * metadata as keywords: the model gets exactly the tool's JSON Schema, and LangChain's parse
  * hands the arguments through untouched.
- *
- * @example
- * tool(run, { name, description, schema: runnerValidatedSchema(descriptor.inputSchema) });
  */
 export function runnerValidatedSchema(jsonSchema: JsonSchema): z.ZodUnknown {
   // zod writes its own `$schema`; the rest are the tool's keywords, copied so that a converter

@@ -26,9 +26,6 @@ export function jsonText(value: unknown): string {
  * (or the content its `present.mcp` made, inside the call: `invoke(..., { present: 'mcp' })`) and, when the tool has an output schema,
  * `structuredContent`; a failure is `isError` with the JSON envelope
  * `{ error, message, retryable, details?, hint? }`.
- *
- * @example
- * toCallToolResult({ ok: false, error }, tool.spec); // { isError: true, content: [{ type: 'text', text: '{"error":…}' }] }
  */
 export function toCallToolResult(result: ToolResult, spec: ToolSpec): CallToolResult {
   if (!result.ok) {

@@ -14,9 +14,6 @@ export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
  * How an MCP endpoint answers: over HTTP (`createMcpHttpHandler`, or the Nest module's `mcp`
  * option, which adds `mount` and `path`) and, for `serverInfo`, `instructions` and `protocol`,
  * over stdio.
- *
- * @example
- * createMcpHttpHandler(invoker, { serverInfo: { name: 'billing', version: '1.0.0' }, maxBodyBytes: 1 << 20 })
  */
 export interface McpEndpointOptions {
   /** What the server tells clients about itself. @default { name: 'toolwright', version: '0.1.0' } */
@@ -55,7 +52,7 @@ export interface McpEndpointOptions {
    * how long an answer may take. Without a key, each process makes its own (one instance only).
    *
    * @example
-   * createMcpHttpHandler(invoker, { requestState: { key: process.env.MCP_STATE_KEY } })
+   * createMcpHttpHandler(invoker, { requestState: { key: process.env.MCP_STATE_KEY } });
    */
   requestState?: McpRequestStateOptions;
   /**
@@ -67,7 +64,7 @@ export interface McpEndpointOptions {
    * @example
    * const redis = new Redis(process.env.REDIS_URL!);
    * redis.on('error', (error) => console.warn(`Redis: ${error.message}`));
-   * createMcpHttpHandler(invoker, { bus: new RedisInstanceBus({ redis }) })
+   * createMcpHttpHandler(invoker, { bus: new RedisInstanceBus({ redis }) });
    */
   bus?: InstanceBus;
   /**
@@ -76,7 +73,10 @@ export interface McpEndpointOptions {
    * and one bus.
    *
    * @example
-   * createMcpHttpHandler(invoker, { tasks: { store: new RedisTaskStore({ redis }) }, bus: new RedisInstanceBus({ redis }) })
+   * createMcpHttpHandler(invoker, {
+   *   tasks: { store: new RedisTaskStore({ redis }) },
+   *   bus: new RedisInstanceBus({ redis }),
+   * });
    */
   tasks?: McpTaskOptions;
   /**

@@ -10,14 +10,14 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { invokerInternals } from '../core/compiled-tools.js';
+import { catalogInvoker } from '../core/catalog-invoker.js';
 import { Drain } from '../core/drain.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../core/instance-bus.js';
 import { missingScopes } from '../core/principal.js';
 import type { ToolInvoker } from '../core/invoker.js';
-import { CancellableCalls } from './cancellable-calls.js';
+import { CancellableCalls } from './eras/2025-11-25/cancellation.js';
 import { McpTasks } from './tasks.js';
-import { answerDirectly, directRequest, writeListAnswer } from './direct-answers.js';
+import { DirectAnswers } from './direct-answers.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
 import {
   abortedOnDisconnect,
@@ -30,7 +30,7 @@ import {
 } from './http-framing.js';
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
-import { principalFromAuth, verifiedAuth, type McpBearerAuth } from './auth/bearer-auth.js';
+import type { McpBearerAuth } from './auth/bearer-auth.js';
 import { BoundedMap } from '../core/bounded-map.js';
 import { principalIdentity } from '../core/caller-identity.js';
 import type { ToolContext } from '../core/types.js';
@@ -87,6 +87,8 @@ export class McpHttpEndpoint {
    */
   private readonly hostVerdicts = new BoundedMap<string | undefined, boolean>(MAX_HEADER_VERDICTS);
   private readonly originVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
+  /** The direct path, with what it remembers for this endpoint's answers. */
+  private readonly directPath: DirectAnswers;
   private readonly allowsHost = (host: string | undefined) =>
     validateHostHeader(host, this.hosts).ok;
   private readonly allowsOrigin = (origin: string) => validateOriginHeader(origin, this.origins).ok;
@@ -102,6 +104,7 @@ export class McpHttpEndpoint {
     this.cancellable = new CancellableCalls(this.bus, settings.logger);
     this.hosts = allowedHosts === false ? [] : [...allowedHosts];
     this.origins = allowedOrigins === false ? [] : [...allowedOrigins];
+    this.directPath = new DirectAnswers(settings.options);
   }
 
   /** Builds the prepared lists and the SDK handler now rather than on the first request. */
@@ -118,8 +121,8 @@ export class McpHttpEndpoint {
         context,
         ...(auth && {
           principal: () => {
-            const verified = verifiedAuth(scope.current);
-            return verified && principalFromAuth(verified);
+            const verified = auth.verifiedAuth(scope.current);
+            return verified && auth.principalOf(verified);
           },
         }),
         identity: () => this.identity(scope.current),
@@ -256,7 +259,7 @@ export class McpHttpEndpoint {
     }
     const { auth } = this.settings;
     if (auth) {
-      const verified = verifiedAuth(request);
+      const verified = auth.verifiedAuth(request);
       if (!verified) return this.authenticateFirst(auth, request, target);
       const challenge = this.scopeChallenge(auth, verified, request, parsedBody);
       if (challenge) return writeWebResponse(target, challenge);
@@ -305,7 +308,7 @@ export class McpHttpEndpoint {
     const { options } = this.settings;
     const { surface, handler } = this.prepare();
     const direct = options.directAnswers
-      ? directRequest(request, parsedBody, surface, options.protocol)
+      ? this.directPath.request(request, parsedBody, surface)
       : undefined;
     if (direct) {
       const { telemetry } = surface;
@@ -320,10 +323,10 @@ export class McpHttpEndpoint {
             ? undefined
             : surface.sharedListOf(direct.method);
       if (shared) {
-        writeListAnswer(direct, shared, surface, target);
+        this.directPath.writeList(direct, shared, target);
         return span?.end();
       }
-      return this.inScope(request, () => answerDirectly(direct, surface, target, span));
+      return this.inScope(request, () => this.directPath.answer(direct, surface, target, span));
     }
     return this.throughSdk(request, parsedBody, handler, target);
   }
@@ -399,10 +402,10 @@ export class McpHttpEndpoint {
       return invoker.find(params.name, 'MCP')?.scopes;
     }
     if (method === 'prompts/get' && typeof params?.name === 'string') {
-      return invokerInternals(invoker).prompt(params.name, 'MCP')?.spec.scopes;
+      return catalogInvoker(invoker).catalog.prompt(params.name, 'MCP')?.spec.scopes;
     }
     if (method === 'resources/read' && typeof params?.uri === 'string') {
-      return invokerInternals(invoker).resource(params.uri, 'MCP')?.spec.scopes;
+      return catalogInvoker(invoker).catalog.resource(params.uri, 'MCP')?.tool.spec.scopes;
     }
     return undefined;
   }
@@ -448,11 +451,11 @@ export class McpHttpEndpoint {
 
   private async identify(request: HttpRequestLike): Promise<string | undefined> {
     const { invoker, options, logger, auth } = this.settings;
-    const verified = auth && verifiedAuth(request);
-    if (verified) return principalIdentity(principalFromAuth(verified));
+    const verified = auth?.verifiedAuth(request);
+    if (auth && verified) return principalIdentity(auth.principalOf(verified));
     const { surface } = this.prepare();
     let context: Promise<ToolContext> | undefined;
-    const resolve = async () => invokerInternals(invoker).context(await surface.context());
+    const resolve = async () => catalogInvoker(invoker).context(await surface.context());
     try {
       const identity = await options.identify(request, () => (context ??= resolve()));
       return typeof identity === 'string' ? identity : undefined;

@@ -135,9 +135,6 @@ export class BodyTooDeepError extends Error {
 /**
  * A body stream that fails with a {@link BodyTooDeepError} as soon as its text nests deeper than
  * `MAX_JSON_DEPTH`, before the rest is read; the bytes pass unchanged.
- *
- * @example
- * fastify.addHook('preParsing', (request, reply, payload, done) => done(null, depthChecked(payload)));
  */
 export function depthChecked(payload: Readable & { receivedEncodedLength?: number }): Readable {
   const gauge = new JsonDepthGauge();

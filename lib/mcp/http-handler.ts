@@ -70,8 +70,12 @@ const requests = new AsyncSlot<RequestStore>();
  * import { createMcpHttpHandler } from 'toolwright/mcp';
  *
  * const invoker = createToolInvoker([pingTool]);
- * const mcp = createMcpHttpHandler(invoker, { context: (req) => ({ tenantId: req.headers['x-tenant-id'] }) });
- * createServer((req, res) => (req.url?.startsWith('/mcp') ? mcp(req, res) : res.writeHead(404).end())).listen(3000);
+ * const mcp = createMcpHttpHandler(invoker, {
+ *   context: (req) => ({ tenantId: req.headers['x-tenant-id'] }),
+ * });
+ * createServer((req, res) =>
+ *   req.url?.startsWith('/mcp') ? mcp(req, res) : res.writeHead(404).end(),
+ * ).listen(3000);
  */
 export function createMcpHttpHandler(
   invoker: ToolInvoker,
@@ -108,12 +112,41 @@ export function createMcpHttpHandler(
     logger.error('[toolwright] MCP: the instance bus could not subscribe:', error),
   );
 
-  const serve = (request: IncomingMessage, response: ServerResponse): void => {
+  const serve = postServer(endpoint, resolved.maxBodyBytes, logger);
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    if (!auth) return serve(request, response);
+    if (auth.servesMetadata(request.url ?? '/')) {
+      request.resume();
+      const { request: webRequest } = toWebRequest(request, abortedOnDisconnect(response).signal);
+      void auth.metadataResponse(webRequest).then((answer) => writeWebResponse(response, answer));
+      return;
+    }
+    // Signed in before the body is read: a refused request's body is never parsed.
+    auth.authenticateThen(request, (verified) => {
+      if (response.destroyed) return void request.resume();
+      if (!(verified instanceof Response)) return serve(request, response);
+      request.resume();
+      void writeWebResponse(response, verified);
+    });
+  };
+  return Object.assign(listener, {
+    close: (closeOptions?: { graceMs?: number }) => endpoint.close(closeOptions?.graceMs ?? 10_000),
+    ready: () => listening,
+  });
+}
+
+/** Serves a `POST` with its body read within the limits; `405` for any other method. */
+function postServer(
+  endpoint: McpHttpEndpoint,
+  maxBodyBytes: number,
+  logger: Pick<ToolLogger, 'error'>,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request: IncomingMessage, response: ServerResponse): void => {
     if (request.method !== 'POST') {
       request.resume();
       return endpoint.methodNotAllowed(response);
     }
-    readBody(request, resolved.maxBodyBytes).then(
+    readBody(request, maxBodyBytes).then(
       (body) => {
         if (body === TOO_LARGE) {
           return jsonRpcError(
@@ -137,26 +170,6 @@ export function createMcpHttpHandler(
       },
     );
   };
-  const listener = (request: IncomingMessage, response: ServerResponse): void => {
-    if (!auth) return serve(request, response);
-    if (auth.servesMetadata(request.url ?? '/')) {
-      request.resume();
-      const { request: webRequest } = toWebRequest(request, abortedOnDisconnect(response).signal);
-      void auth.metadataResponse(webRequest).then((answer) => writeWebResponse(response, answer));
-      return;
-    }
-    // Signed in before the body is read: a refused request's body is never parsed.
-    auth.authenticateThen(request, (verified) => {
-      if (response.destroyed) return void request.resume();
-      if (!(verified instanceof Response)) return serve(request, response);
-      request.resume();
-      void writeWebResponse(response, verified);
-    });
-  };
-  return Object.assign(listener, {
-    close: (closeOptions?: { graceMs?: number }) => endpoint.close(closeOptions?.graceMs ?? 10_000),
-    ready: () => listening,
-  });
 }
 
 const TOO_LARGE = Symbol('tooLarge');

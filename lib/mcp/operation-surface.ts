@@ -7,9 +7,8 @@ import {
   type ResourceTemplateType as ResourceTemplate,
   type Server,
 } from '@modelcontextprotocol/server';
-import { invokerInternals } from '../core/compiled-tools.js';
+import { catalogInvoker, type CatalogInvoker } from '../core/catalog-invoker.js';
 import { isProgrammingError, ToolError } from '../core/errors.js';
-import { listsPerCaller } from '../core/listing.js';
 import { drive, isThenable } from '../core/maybe-async.js';
 import type { CallerSignal } from '../core/handler-wait.js';
 import type { ToolLogger } from '../core/hooks.js';
@@ -54,11 +53,14 @@ export class McpOperationSurface {
   readonly hasResources: boolean;
   readonly hasPrompts: boolean;
   private readonly completes: boolean;
+  private readonly invoker: CatalogInvoker;
 
   constructor(private readonly settings: OperationSurfaceSettings) {
-    const { invoker } = settings;
-    const resources = invoker.operations('MCP', 'resource');
-    const prompts = invoker.operations('MCP', 'prompt');
+    const invoker = catalogInvoker(settings.invoker);
+    const { catalog } = invoker;
+    this.invoker = invoker;
+    const resources = catalog.descriptors('MCP', 'resource');
+    const prompts = catalog.descriptors('MCP', 'prompt');
     const entries = new Map<OperationDescriptor, Resource | ResourceTemplate | Prompt>();
     const resourceList: Resource[] = [];
     const templateList: ResourceTemplate[] = [];
@@ -87,14 +89,14 @@ export class McpOperationSurface {
     this.templateNames = templateNames;
     this.hasResources = resources.length > 0;
     this.hasPrompts = prompts.length > 0;
-    const compiled = invokerInternals(invoker).operations;
     // The completions capability is declared only when some declaration suggests values.
-    this.completes = [...compiled('MCP', 'resource'), ...compiled('MCP', 'prompt')].some(
-      ({ completers }) => completers !== undefined && Object.keys(completers).length > 0,
-    );
+    this.completes = [
+      ...catalog.operations('MCP', 'resource'),
+      ...catalog.operations('MCP', 'prompt'),
+    ].some(({ completers }) => completers !== undefined && Object.keys(completers).length > 0);
     this.filters = Object.freeze({
-      resource: compiled('MCP', 'resource').some(listsPerCaller),
-      prompt: compiled('MCP', 'prompt').some(listsPerCaller),
+      resource: catalog.filtersListing('MCP', 'resource'),
+      prompt: catalog.filtersListing('MCP', 'prompt'),
     });
     this.capabilities = Object.freeze({
       ...(this.hasResources && { resources: { subscribe: false, listChanged: false } }),
@@ -131,7 +133,7 @@ export class McpOperationSurface {
         const prompt = await this.run(
           ctx.mcpReq.signal,
           traceContext(ctx.mcpReq.id),
-          (options) => this.settings.invoker.getPrompt(name, args ?? {}, options),
+          (options) => this.invoker.getPrompt(name, args ?? {}, options),
           // The invoker's words: the closest prompt names.
           (missing) => new ProtocolError(ProtocolErrorCode.InvalidParams, missing.message),
         );
@@ -152,7 +154,7 @@ export class McpOperationSurface {
             `No resource template "${(ref as { uri?: string }).uri}".`,
           );
         }
-        const values = await this.settings.invoker.complete(name, argument, {
+        const values = await this.invoker.complete(name, argument, {
           transport: 'MCP',
           context: await this.settings.context(),
           ...(context?.arguments && { arguments: context.arguments }),
@@ -201,7 +203,7 @@ export class McpOperationSurface {
     try {
       let context = this.settings.context();
       if (isThenable(context)) context = (yield context) as ToolContext | undefined;
-      const reading = invokerInternals(this.settings.invoker).read(uri, {
+      const reading = this.invoker.read(uri, {
         transport: 'MCP',
         source: 'mcp',
         context,
@@ -223,7 +225,7 @@ export class McpOperationSurface {
     all: readonly T[],
   ): Promise<readonly T[]> {
     if (!this.filters[kind]) return all;
-    const visible = await this.settings.invoker.visibleOperations('MCP', kind, {
+    const visible = await this.invoker.visibleOperations('MCP', kind, {
       context: await this.settings.context(),
     });
     const shown = new Set(visible.map((descriptor) => this.listings.entries.get(descriptor)));

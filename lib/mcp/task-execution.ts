@@ -9,7 +9,7 @@ import {
 } from '../core/detached.js';
 import type { ToolLogger } from '../core/hooks.js';
 import { isTerminal, type TaskRecord, type TaskStore } from '../core/task-store.js';
-import { answerOf } from './legacy-elicitation.js';
+import { answerOf } from './asking.js';
 import { waitUntil } from './wait-until.js';
 
 /** What a task's run ends with: the request's result, or the JSON-RPC error it failed with. */

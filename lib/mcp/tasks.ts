@@ -22,9 +22,6 @@ export type { TaskChange, TaskOutcome, TaskRun } from './task-execution.js';
  * How the endpoint keeps MCP tasks (the calls of tools that declare `task`): where, for how
  * long, how often clients should poll, how long an instance vouches for a task it runs, and
  * how much one caller may hold (live tasks, time, result size).
- *
- * @example
- * ToolsModule.forRoot({ mcp: { tasks: { store: new RedisTaskStore({ redis }), ttlMs: 3_600_000 } } })
  */
 export interface McpTaskOptions {
   /** Where tasks live: shared by every instance. @default an in-memory store (one instance) */
@@ -411,14 +408,6 @@ export function notFound(): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
     'Failed to retrieve task: Task not found',
-  );
-}
-
-/** The 2025-11-25 `-32602` for cancelling a task that ended already. */
-export function alreadyTerminal(status: TaskStatus): ProtocolError {
-  return new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    `Cannot cancel task: already in terminal status '${status}'`,
   );
 }
 

@@ -6,12 +6,6 @@ import { detachedListener, type DetachedFailure } from '../core/detached.js';
  * returned and drops the abort listener. `settle` and the abort listener may run after whoever
  * waited is gone (a timer, a bus message, an abort): they run through `detachedListener`, their
  * failures to `failed`.
- *
- * @example
- * await waitUntil(signal, (settle) => {
- *   const timer = setTimeout(settle, 1_000);
- *   return () => clearTimeout(timer);
- * }, logFailure);
  */
 export function waitUntil<T>(
   signal: AbortSignal,

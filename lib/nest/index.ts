@@ -8,15 +8,9 @@ export {
   Prompt,
 } from './decorators/index.js';
 export type {
-  ResourceOptions,
-  ResourceTemplateOptions,
-  PromptOptions,
-} from './decorators/index.js';
-export type {
   ToolContextResolver,
-  ToolContextSource,
-  ToolsModuleExtras,
   ToolsModuleOptions,
+  ToolsModuleFactoryOptions,
 } from './interfaces/tools-module-options.interface.js';
 export { mapHttpException } from './http-exception.mapper.js';
 export { ToolRequestContext, ToolRequestMiddleware } from './request-context.js';
@@ -28,11 +22,7 @@ export { ToolErrorFilter } from './tool-error.filter.js';
 export { ToolExecutionContext } from './tool-enhancers.js';
 export { McpEndpoint } from './mcp/mcp-endpoint.controller.js';
 export type { McpOptions } from './mcp/mcp-options.js';
-export type { McpEndpointOptions, McpProtocolMode } from '../mcp/endpoint-options.js';
 export type { McpAuthOptions } from '../mcp/auth/bearer-auth.js';
-export type { McpTaskOptions } from '../mcp/tasks.js';
-export type { JwtVerification } from '../mcp/auth/jwt-verifier.js';
 export { serveAppStdio } from './mcp/serve-app-stdio.js';
-export type { ServeAppStdioOptions } from './mcp/serve-app-stdio.js';
 export { runToolsCli } from './cli/run-tools-cli.js';
-export type { ToolsCliModule, ToolsCliOptions } from './cli/run-tools-cli.js';
+export type { ToolsCliOptions } from './cli/run-tools-cli.js';

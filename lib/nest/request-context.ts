@@ -26,7 +26,9 @@ const requests = new AsyncSlot<RequestStore>();
  *
  * @example
  * // In a worker or a test: make a request-like object current for the calls inside.
- * await requestContext.run({ headers: { 'x-tenant-id': 'acme' } }, () => tools.invoke(...));
+ * await requestContext.run({ headers: { 'x-tenant-id': 'acme' } }, () =>
+ *   tools.invoke('billing_get_invoice', { id: 'inv_1' }, { transport: 'AGENT' }),
+ * );
  */
 @Injectable()
 export class ToolRequestContext {

@@ -22,7 +22,11 @@ import { toErrorEnvelope, toFailure } from '../core/result.js';
  * @Catch(ToolError)
  * export class ProblemJsonFilter extends ToolErrorFilter {
  *   override catch(error: ToolError, host: ArgumentsHost) {
- *     host.switchToHttp().getResponse().status(error.status).send({ type: error.code, title: error.message });
+ *     host
+ *       .switchToHttp()
+ *       .getResponse()
+ *       .status(error.status)
+ *       .send({ type: error.code, title: error.message });
  *   }
  * }
  */

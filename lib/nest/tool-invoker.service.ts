@@ -6,7 +6,8 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { invokerInternals, linkCompiledTools } from '../core/compiled-tools.js';
+import type { ToolCatalog } from '../core/catalog.js';
+import { catalogInvoker, type CatalogInvoker, type RunOptions } from '../core/catalog-invoker.js';
 import type { ErrorMapper } from '../core/errors.js';
 import type { ToolCallEvent, ToolHooks, ToolLogger } from '../core/hooks.js';
 import {
@@ -18,6 +19,8 @@ import type { ToolDescriptor } from '../core/manifest.js';
 import type { OperationDescriptor, PromptGet, ResourceRead } from '../core/operations.js';
 import type { ToolDefinition } from '../core/registry.js';
 import type { ToolResult } from '../core/result.js';
+import type { CompiledTool } from '../core/runner.js';
+import type { ToolTelemetry } from '../core/telemetry.js';
 import type { ToolContext, ToolTransport } from '../core/types.js';
 import { mapHttpException } from './http-exception.mapper.js';
 import type {
@@ -46,10 +49,10 @@ import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
  */
 @Injectable()
 export class ToolInvoker
-  implements CoreToolInvoker, OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown
+  implements CatalogInvoker, OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('ToolsModule');
-  private compiled?: CoreToolInvoker;
+  private compiled?: CatalogInvoker;
 
   constructor(
     @Inject(TOOLS_REGISTRY) private readonly tools: readonly ToolDefinition[],
@@ -61,9 +64,7 @@ export class ToolInvoker
 
   async onModuleInit(): Promise<void> {
     try {
-      this.compiled = await this.compile();
-      const compiled = this.compiled;
-      linkCompiledTools(this, invokerInternals(compiled));
+      this.compiled = catalogInvoker(await this.compile());
     } catch (error) {
       if (error instanceof ToolsConfigurationError) throw error;
       throw new ToolsConfigurationError(MESSAGES.invalid((error as Error).message), {
@@ -144,11 +145,6 @@ export class ToolInvoker
     return this.ready.visible(transport, options);
   }
 
-  /** Whether `visible` can leave tools out on a transport (some guard there has `canList`). */
-  filtersListing(transport: ToolTransport): boolean {
-    return this.ready.filtersListing(transport);
-  }
-
   /**
    * Shuts down gracefully, with `shutdownGraceMs`: new calls answer `SERVICE_UNAVAILABLE`, running
    * ones may finish. It starts with the first shutdown hook (`onModuleDestroy`), before other
@@ -171,7 +167,35 @@ export class ToolInvoker
     return this.ready.find(name, transport);
   }
 
-  private get ready(): CoreToolInvoker {
+  /** @internal The compiled catalog, for the library's surface adapters. */
+  get catalog(): ToolCatalog {
+    return this.ready.catalog;
+  }
+
+  /** @internal The telemetry of the calls, for the library's surface adapters. */
+  get telemetry(): ToolTelemetry | undefined {
+    return this.ready.telemetry;
+  }
+
+  /** @internal Runs a compiled tool of the catalog (see the core `CatalogInvoker.run`). */
+  run(tool: CompiledTool, args: unknown, options: RunOptions): ToolResult | Promise<ToolResult> {
+    return this.ready.run(tool, args, options);
+  }
+
+  /** @internal Reads a resource (see the core `CatalogInvoker.read`). */
+  read(
+    uri: string,
+    options: RunOptions,
+  ): ToolResult<ResourceRead> | Promise<ToolResult<ResourceRead>> | undefined {
+    return this.ready.read(uri, options);
+  }
+
+  /** @internal The raw context a call made now would see. */
+  context(explicit: ToolContext | undefined): ToolContext | Promise<ToolContext> {
+    return this.ready.context(explicit);
+  }
+
+  private get ready(): CatalogInvoker {
     if (!this.compiled) throw new Error(MESSAGES.notReady());
     return this.compiled;
   }

@@ -1,4 +1,4 @@
-/** Injection token of the composed tool collection (`ToolsModuleExtras.registry`). */
+/** Injection token of the composed tool collection (`ToolsModuleOptions.registry`). */
 export const TOOLS_REGISTRY = Symbol.for('toolwright.registry');
 /** Injection token of whether the request middleware is mounted by the module. */
 export const TOOLS_MOUNT_MIDDLEWARE = Symbol.for('toolwright.mountMiddleware');

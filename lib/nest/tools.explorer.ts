@@ -18,7 +18,7 @@ import type { ToolDefinition } from '../core/registry.js';
 import { classTools, getToolClassMetadata, type ClassTool } from '../core/tool-class.js';
 import type { Class, ToolCallInfo } from '../core/types.js';
 import { orphanToolMethods } from './decorators/tool-class.draft.js';
-import type { ToolsModuleOptions } from './interfaces/tools-module-options.interface.js';
+import type { ToolsModuleFactoryOptions } from './interfaces/tools-module-options.interface.js';
 import { ToolRequestContext } from './request-context.js';
 import { declaresGuards, declaresHandlerEnhancers, ToolEnhancers } from './tool-enhancers.js';
 import { TOOLS_DECLARED, TOOLS_MODULE_OPTIONS } from './tools.constants.js';
@@ -47,7 +47,7 @@ export class ToolsExplorer {
     @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
     @Inject(TOOLS_DECLARED) private readonly declared: readonly string[],
     @Inject(ExternalContextCreator) external: ExternalContextCreator,
-    @Inject(TOOLS_MODULE_OPTIONS) options: ToolsModuleOptions,
+    @Inject(TOOLS_MODULE_OPTIONS) options: ToolsModuleFactoryOptions,
   ) {
     this.globalEnhancers = options.globalEnhancers === true;
     const container = (external as unknown as { container: NestContainer }).container;

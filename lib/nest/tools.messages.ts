@@ -22,6 +22,21 @@ export const MESSAGES = {
   notReady: () =>
     'ToolInvoker is not ready: tools are compiled during app.init(). Call it after the application has initialised.',
   invalid: (message: string) => `Invalid tool configuration: ${message}`,
+  noRegistry: () =>
+    'ToolsModule.forRoot needs a registry: ToolsModule.forRoot(defineToolRegistry({ defaults: [...] })) ' +
+    'or ToolsModule.forRoot({ registry, ... }).',
+  staticFromFactory: (fields: readonly string[]) =>
+    `ToolsModule.forRootAsync's factory returned ${fields.join(', ')}, which ` +
+    `${fields.length === 1 ? 'shapes' : 'shape'} the module before DI runs. Give ` +
+    `${fields.length === 1 ? 'it' : 'them'} in forRootAsync's own options instead: ` +
+    `${asyncOptionsWith(fields)}.`,
+  standardDecorator: (name: string) =>
+    `@${name} was applied as a standard decorator: compile with "experimentalDecorators": true ` +
+    `(and "emitDecoratorMetadata": true), as Nest needs, and check that your tsconfig includes this file.`,
+  bodyLimitUnavailable: (maxBodyBytes: number) =>
+    `The MCP route cannot get its own body limit on this Express adapter: bodies over the ` +
+    `application's JSON limit are refused with 413 before mcp.maxBodyBytes applies. ` +
+    `Raise it with app.useBodyParser('json', { limit: ${maxBodyBytes} }).`,
   busUnreachable: (reason: string) =>
     `The MCP endpoint could not subscribe to its instance bus: ${sentence(reason)} It serves ` +
     `requests meanwhile (what must cross instances is refused or not heard) and subscribes as ` +
@@ -37,4 +52,12 @@ export const MESSAGES = {
 /** `text` ended with a full stop, whether it had one or not. */
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** `forRootAsync`'s options with `fields` (`isGlobal`, `mcp.path`, …) given directly. */
+function asyncOptionsWith(fields: readonly string[]): string {
+  const top = fields.filter((field) => !field.startsWith('mcp.') && field !== 'registry');
+  const mcp = fields.filter((field) => field.startsWith('mcp.')).map((field) => field.slice(4));
+  const given = ['registry', ...top, ...(mcp.length > 0 ? [`mcp: { ${mcp.join(', ')} }`] : [])];
+  return `ToolsModule.forRootAsync({ ${given.join(', ')}, useFactory })`;
 }

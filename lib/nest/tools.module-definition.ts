@@ -1,16 +1,24 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { ToolsConfigurationError } from '../core/errors.js';
 import { declaredNames, resolveTools } from '../core/registry.js';
+import type { Class } from '../core/types.js';
 import type {
-  ToolsModuleExtras,
+  ToolsModuleAsyncOptions,
+  ToolsModuleFactoryOptions,
   ToolsModuleOptions,
+  ToolsModuleStaticOptions,
 } from './interfaces/tools-module-options.interface.js';
-import { McpBearerAuth, type McpAuthOptions } from '../mcp/auth/bearer-auth.js';
+import { McpBearerAuth } from '../mcp/auth/bearer-auth.js';
 import { MCP_AUTH } from './mcp/mcp-auth.js';
 import { MCP_OPTIONS } from './mcp/mcp.constants.js';
 import { mcpController } from './mcp/mcp-endpoint.controller.js';
-import { resolveMcpOptions } from './mcp/mcp-options.js';
+import {
+  MCP_ROUTING_OPTIONS,
+  mergeMcpOptions,
+  resolveMcpOptions,
+  type McpOptions,
+  type ResolvedMcpOptions,
+} from './mcp/mcp-options.js';
 import { ToolErrorFilter } from './tool-error.filter.js';
 import {
   TOOLS_DECLARED,
@@ -18,66 +26,93 @@ import {
   TOOLS_MOUNT_MIDDLEWARE,
   TOOLS_REGISTRY,
 } from './tools.constants.js';
+import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
 
-export const {
-  ConfigurableModuleClass: ConfigurableToolsModule,
-  OPTIONS_TYPE: TOOLS_OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE: TOOLS_ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<ToolsModuleOptions>({
+/** The options that shape the module before DI runs, with their defaults. */
+const STATIC_OPTIONS: ToolsModuleStaticOptions = {
+  registry: undefined as never,
+  isGlobal: true,
+  mountMiddleware: true,
+  mcp: undefined,
+  toolErrorFilter: true,
+};
+
+const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<ToolsModuleFactoryOptions>({
   moduleName: 'Tools',
   optionsInjectionToken: TOOLS_MODULE_OPTIONS,
 })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createToolsOptions')
-  .setExtras<ToolsModuleExtras>(
-    {
-      registry: undefined as never,
-      isGlobal: true,
-      mountMiddleware: true,
-      mcp: undefined,
-      toolErrorFilter: true,
-    },
-    (definition, extras) => {
-      if (extras.registry === undefined) {
-        throw new ToolsConfigurationError(
-          'ToolsModule.forRoot needs a registry: ToolsModule.forRoot(defineToolRegistry({ defaults: [...] })) ' +
-            'or ToolsModule.forRoot({ registry, ... }).',
-        );
-      }
-      const mcp = resolveMcpOptions(extras.mcp);
-      return {
-        ...definition,
-        global: extras.isGlobal,
-        controllers: mcp.mount ? [mcpController(mcp.path)] : [],
-        providers: [
-          { provide: MCP_OPTIONS, useValue: mcp },
-          {
-            provide: MCP_AUTH,
-            useFactory: (options: ToolsModuleOptions) => mcpAuth(mcp.auth, options.mcpAuth),
-            inject: [TOOLS_MODULE_OPTIONS],
-          },
-          ...(definition.providers ?? []),
-          // Resolved here so duplicate names fail while the module is being defined.
-          { provide: TOOLS_REGISTRY, useValue: resolveTools(extras.registry) },
-          { provide: TOOLS_DECLARED, useValue: declaredNames(extras.registry) },
-          { provide: TOOLS_MOUNT_MIDDLEWARE, useValue: extras.mountMiddleware },
-          ...(extras.toolErrorFilter ? [{ provide: APP_FILTER, useClass: ToolErrorFilter }] : []),
-        ],
-      };
-    },
-  )
+  .setExtras<ToolsModuleStaticOptions>(STATIC_OPTIONS, (definition, extras) => {
+    if (extras.registry === undefined) throw new ToolsConfigurationError(MESSAGES.noRegistry());
+    // Resolved here so a wrong static value fails while the module is being defined.
+    const mcp = resolveMcpOptions(extras.mcp);
+    return {
+      ...definition,
+      global: extras.isGlobal,
+      controllers: mcp.mount ? [mcpController(mcp.path)] : [],
+      providers: [
+        {
+          provide: MCP_OPTIONS,
+          useFactory: (options: ToolsModuleFactoryOptions) => mcpOptions(extras.mcp, mcp, options),
+          inject: [TOOLS_MODULE_OPTIONS],
+        },
+        {
+          // Built at bootstrap, so a wrong sign-in setting fails it.
+          provide: MCP_AUTH,
+          useFactory: ({ auth }: ResolvedMcpOptions) => (auth ? new McpBearerAuth(auth) : null),
+          inject: [MCP_OPTIONS],
+        },
+        ...(definition.providers ?? []),
+        // Resolved here so duplicate names fail while the module is being defined.
+        { provide: TOOLS_REGISTRY, useValue: resolveTools(extras.registry) },
+        { provide: TOOLS_DECLARED, useValue: declaredNames(extras.registry) },
+        { provide: TOOLS_MOUNT_MIDDLEWARE, useValue: extras.mountMiddleware },
+        ...(extras.toolErrorFilter ? [{ provide: APP_FILTER, useClass: ToolErrorFilter }] : []),
+      ],
+    };
+  })
   .build();
 
 /**
- * The MCP endpoint's sign-in, from `mcp.auth` (`forRoot`) or `mcpAuth` (the options `forRootAsync`
- * resolves, say from `ConfigService`). Built at bootstrap, so a wrong setting fails it.
+ * The class the builder made, typed without its static methods: `ToolsModule` declares `forRoot`
+ * and `forRootAsync` with its own option types (the builder's cannot tell the static `mcp` from
+ * the factory's) and calls the builder's through {@link defineToolsModule}.
  */
-function mcpAuth(fixed?: McpAuthOptions, resolved?: McpAuthOptions): McpBearerAuth | null {
-  if (fixed && resolved) {
-    throw new ToolsConfigurationError(
-      'ToolsModule: set the MCP sign-in once, in mcp.auth or in mcpAuth, not in both.',
-    );
+export const ConfigurableToolsModule: new () => object = ConfigurableModuleClass;
+
+/** The dynamic module of `forRoot` (`options`) or `forRootAsync` (`asyncOptions`), for `module`. */
+export function defineToolsModule(
+  module: Class,
+  given: { options: ToolsModuleOptions } | { asyncOptions: ToolsModuleAsyncOptions },
+): DynamicModule {
+  return 'options' in given
+    ? ConfigurableModuleClass.forRoot.call(module, given.options as never)
+    : ConfigurableModuleClass.forRootAsync.call(module, given.asyncOptions as never);
+}
+
+/**
+ * The MCP options the module runs with: the static `mcp` (`resolved` from `fixed`), with the `mcp`
+ * of `forRootAsync`'s factory laid over it. What the factory gives of the options that shape the
+ * module before DI runs is refused. (`forRoot`'s options never get here: the Nest builder leaves
+ * the static options, `mcp` included, out of the options it provides.)
+ */
+function mcpOptions(
+  fixed: McpOptions | false | undefined,
+  resolved: ResolvedMcpOptions,
+  options: ToolsModuleFactoryOptions,
+): ResolvedMcpOptions {
+  const given = options as Partial<Record<string, unknown>>;
+  const fromFactory = given.mcp as McpOptions | false | undefined;
+  const misplaced = [
+    ...Object.keys(STATIC_OPTIONS).filter((key) => key !== 'mcp' && given[key] !== undefined),
+    ...(fromFactory === false ? ['mcp: false'] : []),
+    ...MCP_ROUTING_OPTIONS.filter((key) => fromFactory && fromFactory[key] !== undefined).map(
+      (key) => `mcp.${key}`,
+    ),
+  ];
+  if (misplaced.length > 0) {
+    throw new ToolsConfigurationError(MESSAGES.staticFromFactory(misplaced));
   }
-  const auth = fixed ?? resolved;
-  return auth ? new McpBearerAuth(auth) : null;
+  return fromFactory ? mergeMcpOptions(fixed, fromFactory) : resolved;
 }

@@ -30,11 +30,11 @@ import { ToolEvents } from './tool-events.service.js';
 import { ToolInvoker } from './tool-invoker.service.js';
 import { TOOLS_MODULE_OPTIONS, TOOLS_MOUNT_MIDDLEWARE } from './tools.constants.js';
 import { ToolsExplorer } from './tools.explorer.js';
-import {
-  ConfigurableToolsModule,
-  TOOLS_ASYNC_OPTIONS_TYPE,
-  TOOLS_OPTIONS_TYPE,
-} from './tools.module-definition.js';
+import { ConfigurableToolsModule, defineToolsModule } from './tools.module-definition.js';
+import type {
+  ToolsModuleAsyncOptions,
+  ToolsModuleOptions,
+} from './interfaces/tools-module-options.interface.js';
 
 function isCollection(value: unknown): value is ToolCollection {
   return (
@@ -90,27 +90,39 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule {
    * Mounts a registry (or a list of tools), or takes the full options.
    *
    * @example
-   * ToolsModule.forRoot(registry)
-   * ToolsModule.forRoot({ registry, context: (req) => ({ tenantId: req.headers['x-tenant-id'] }), logCalls: true })
+   * ToolsModule.forRoot(registry);
+   * ToolsModule.forRoot({
+   *   registry,
+   *   context: (req) => ({ tenantId: req.headers['x-tenant-id'] }),
+   *   logCalls: true,
+   * });
    */
-  static override forRoot(options: ToolCollection | typeof TOOLS_OPTIONS_TYPE): DynamicModule {
-    return super.forRoot(isCollection(options) ? { registry: options } : options);
+  static forRoot(options: ToolCollection | ToolsModuleOptions): DynamicModule {
+    return defineToolsModule(this, {
+      options: isCollection(options) ? { registry: options } : options,
+    });
   }
 
   /**
-   * Takes the options that may come from DI from a factory or class; `registry`, `isGlobal` and
-   * `mountMiddleware` are given directly, because they shape the module before DI runs.
+   * Takes the options that may come from DI from a factory or class. `registry`, `isGlobal`,
+   * `mountMiddleware`, `toolErrorFilter` and the MCP route (`mcp.mount`, `mcp.path`) are given
+   * directly, because they shape the module before DI runs; the factory returning one of them
+   * fails the bootstrap. The factory's `mcp` is laid over the `mcp` given directly, field by field.
    *
    * @example
    * ToolsModule.forRootAsync({
    *   registry,
+   *   mcp: { path: '/mcp' },
    *   imports: [ConfigModule],
    *   inject: [ConfigService],
-   *   useFactory: (config: ConfigService) => ({ logCalls: config.get('LOG_TOOL_CALLS') === 'true' }),
-   * })
+   *   useFactory: (config: ConfigService) => ({
+   *     logCalls: config.get('LOG_TOOL_CALLS') === 'true',
+   *     mcp: { requestState: { key: config.getOrThrow('MCP_STATE_KEY') } },
+   *   }),
+   * });
    */
-  static override forRootAsync(options: typeof TOOLS_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return super.forRootAsync(options);
+  static forRootAsync(options: ToolsModuleAsyncOptions): DynamicModule {
+    return defineToolsModule(this, { asyncOptions: options });
   }
 
   configure(consumer: MiddlewareConsumer): void {

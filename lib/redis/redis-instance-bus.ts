@@ -38,7 +38,7 @@ export interface RedisInstanceBusOptions {
  * const redis = new Redis(process.env.REDIS_URL!);
  * // ioredis reconnects by itself; without a listener it prints each failed attempt as an unhandled error.
  * redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
- * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis }) } })
+ * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis }) } });
  */
 export class RedisInstanceBus implements InstanceBus {
   private readonly prefix: string;

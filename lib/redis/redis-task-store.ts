@@ -100,7 +100,7 @@ return found`;
  * Redis that is away.
  *
  * @example
- * import Redis from 'ioredis';
+ * import { Redis } from 'ioredis';
  * import { RedisTaskStore } from 'toolwright/redis';
  *
  * const redis = new Redis(process.env.REDIS_URL!);

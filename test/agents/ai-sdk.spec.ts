@@ -4,6 +4,7 @@ import { Inject, Injectable, Module, type INestApplication } from '@nestjs/commo
 import { generateText, isStepCount, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { AgentToolError, createAgentTools } from '../../lib/ai/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import {
   Tool,
   ToolError,
@@ -13,10 +14,10 @@ import {
   createRuntimeToolFactory,
   createToolInvoker,
   defineRuntimeTool,
-  type AfterToolCallOptions,
+  type AfterToolCallEvent,
   type ToolCall,
   type ToolContext,
-  type ToolErrorHookOptions,
+  type ToolErrorEvent,
 } from '../../lib/index.js';
 import { TestApps } from '../fixtures/apps.js';
 import { deferred } from '../fixtures/timing.js';
@@ -75,10 +76,10 @@ function recordingHooks() {
       beforeToolCall: (options: Parameters<typeof view>[1]) => {
         seen.push(view('before', options));
       },
-      afterToolCall: (options: AfterToolCallOptions) => {
+      afterToolCall: (options: AfterToolCallEvent) => {
         seen.push({ ...view('after', options), ok: options.result.ok });
       },
-      onToolError: (options: ToolErrorHookOptions) => {
+      onToolError: (options: ToolErrorEvent) => {
         seen.push({ ...view('error', options), error: options.error });
       },
     },
@@ -166,10 +167,20 @@ describe('createAgentTools (AI SDK)', () => {
       'orders_summary',
     ]);
     expect(() => createAgentTools(invoker, { include: ['orders_gte'] })).toThrow(
-      'createAgentTools({ include }) names a tool not exposed on AGENT: Unknown tool "orders_gte". Did you mean "orders_get"',
+      CORE_MESSAGES.notExposed(
+        'createAgentTools',
+        'include',
+        'AGENT',
+        'Unknown tool "orders_gte". Did you mean "orders_get"?',
+      ),
     );
     expect(() => createAgentTools(invoker, { exclude: ['orders_export'] })).toThrow(
-      /not exposed on AGENT/,
+      CORE_MESSAGES.notExposed(
+        'createAgentTools',
+        'exclude',
+        'AGENT',
+        'Unknown tool "orders_export".',
+      ),
     );
   });
 

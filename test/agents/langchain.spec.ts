@@ -5,11 +5,12 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { z } from 'zod';
 import { createLangChainTools } from '../../lib/langchain/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import {
   ToolError,
   createToolInvoker,
   defineRuntimeTool,
-  type AfterToolCallOptions,
+  type AfterToolCallEvent,
 } from '../../lib/index.js';
 import { deferred } from '../fixtures/timing.js';
 
@@ -65,7 +66,7 @@ const conflict = {
 };
 
 function recordingInvoker() {
-  const calls: AfterToolCallOptions[] = [];
+  const calls: AfterToolCallEvent[] = [];
   const invoker = createToolInvoker([getOrder, cancelOrder, greet, mcpOnly], {
     hooks: { afterToolCall: (options) => void calls.push(options) },
   });
@@ -93,7 +94,12 @@ describe('createLangChainTools', () => {
       createLangChainTools(invoker, { include: ['greeter_greet'] }).map(({ name }) => name),
     ).toEqual(['greeter_greet']);
     expect(() => createLangChainTools(invoker, { exclude: ['orders_export'] })).toThrow(
-      'createLangChainTools({ exclude }) names a tool not exposed on AGENT',
+      CORE_MESSAGES.notExposed(
+        'createLangChainTools',
+        'exclude',
+        'AGENT',
+        'Unknown tool "orders_export".',
+      ),
     );
   });
 

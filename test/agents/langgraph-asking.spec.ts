@@ -23,7 +23,7 @@ import { z } from 'zod';
 import {
   createToolInvoker,
   defineRuntimeTool,
-  type AfterToolCallOptions,
+  type AfterToolCallEvent,
   type ToolAnswer,
   type ToolCallEvent,
 } from '../../lib/index.js';
@@ -138,7 +138,7 @@ function setup(options: LangChainToolsOptions = {}) {
       ) as unknown,
   });
 
-  const after: AfterToolCallOptions[] = [];
+  const after: AfterToolCallEvent[] = [];
   const events: ToolCallEvent[] = [];
   const logged: unknown[][] = [];
   const invoker = createToolInvoker([close, create, escalate, swallow, detached, delegate], {

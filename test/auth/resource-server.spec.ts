@@ -27,13 +27,14 @@ import {
   defineRuntimeTool,
   McpEndpoint,
   ToolEvents,
+  ToolsConfigurationError,
   ToolsModule,
   type McpAuthOptions,
   type McpOptions,
   type ToolCallEvent,
-  type ToolDefinition,
   type ToolPrincipal,
 } from '../../lib/index.js';
+import type { ToolDefinition } from '../../lib/core/registry.js';
 import {
   startAuthorizationServer,
   type AuthorizationServer,
@@ -52,6 +53,8 @@ import {
 } from '../fixtures/mcp-http.js';
 import { userAccessToken } from './support.js';
 import { MCP_MESSAGES } from '../../lib/mcp/mcp.messages.js';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
+import type { ToolsModuleFactoryOptions } from '../../lib/nest/interfaces/tools-module-options.interface.js';
 
 const SCOPES = ['notes:read', 'notes:write'];
 const CLIENT = { clientId: 'robot', clientSecret: 'robot-secret' };
@@ -636,11 +639,11 @@ describe('bootstrap', () => {
     ).rejects.toMatchObject({ name: 'ToolsConfigurationError', message });
   });
 
-  it('takes the sign-in from forRootAsync (mcpAuth), and refuses it in both places', async () => {
+  it('takes the sign-in from forRootAsync (mcp.auth), and refuses the route from its factory', async () => {
     const auth = { issuers: 'https://auth.example.com', resource: 'https://api.example.com/mcp' };
     const app = await apps.listen({
       imports: [
-        ToolsModule.forRootAsync({ registry: [ping], useFactory: async () => ({ mcpAuth: auth }) }),
+        ToolsModule.forRootAsync({ registry: [ping], useFactory: async () => ({ mcp: { auth } }) }),
       ],
     });
     expect(
@@ -651,14 +654,11 @@ describe('bootstrap', () => {
         imports: [
           ToolsModule.forRootAsync({
             registry: [ping],
-            mcp: { auth },
-            useFactory: () => ({ mcpAuth: auth }),
+            useFactory: () => ({ mcp: { auth, path: '/mcp' } }) as ToolsModuleFactoryOptions,
           }),
         ],
       }),
-    ).rejects.toThrow(
-      'ToolsModule: set the MCP sign-in once, in mcp.auth or in mcpAuth, not in both.',
-    );
+    ).rejects.toThrow(new ToolsConfigurationError(MESSAGES.staticFromFactory(['mcp.path'])));
   });
 });
 

@@ -20,10 +20,13 @@ import {
   Tool,
   ToolFactory,
   ToolInvoker,
+  ToolsConfigurationError,
   ToolsModule,
   type ToolAsk,
   type ToolCall,
 } from '../../lib/index.js';
+import type { ToolsModuleFactoryOptions } from '../../lib/nest/interfaces/tools-module-options.interface.js';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -213,14 +216,16 @@ describe.each(ADAPTERS)('over MCP on %s', (adapter) => {
 });
 
 describe('the requestState key of a Nest app', () => {
-  it('comes from forRootAsync as mcpRequestState', async () => {
+  it('comes from forRootAsync as mcp.requestState', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn');
     const { url } = await apps.listen({
       imports: [
         DeskModule,
         ToolsModule.forRootAsync({
           registry: [DeskTools],
-          useFactory: () => ({ mcpRequestState: { key: 'a key from configuration, 32 bytes+' } }),
+          useFactory: () => ({
+            mcp: { requestState: { key: 'a key from configuration, 32 bytes+' } },
+          }),
         }),
       ],
     });
@@ -233,19 +238,21 @@ describe('the requestState key of a Nest app', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it('is set once: mcp.requestState and mcpRequestState together are a bootstrap error', async () => {
+  it("comes with the route given directly: the route from forRootAsync's factory is a bootstrap error", async () => {
     await expect(
       apps.listen({
         imports: [
           DeskModule,
           ToolsModule.forRootAsync({
             registry: [DeskTools],
-            mcp: { requestState: { key: 'one key of at least thirty-two bytes' } },
-            useFactory: () => ({ mcpRequestState: { key: 'another key of thirty-two bytes+' } }),
+            useFactory: () =>
+              ({
+                mcp: { requestState: { key: 'another key of thirty-two bytes+' }, mount: false },
+              }) as ToolsModuleFactoryOptions,
           }),
         ],
       }),
-    ).rejects.toThrow('set the MCP requestState once, in mcp.requestState or in mcpRequestState');
+    ).rejects.toThrow(new ToolsConfigurationError(MESSAGES.staticFromFactory(['mcp.mount'])));
   });
 
   it('without one, bootstrap warns through Nest’s Logger that questions stay on one instance', async () => {

@@ -13,6 +13,8 @@ import {
   defineToolRegistry,
 } from '../../lib/index.js';
 import { ToolsConfigurationError as CoreToolsConfigurationError } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
 import { TestApps } from '../fixtures/apps.js';
 import { CatalogModule, CatalogTools, ProductsService, pingTool } from '../fixtures/catalog.js';
 
@@ -114,20 +116,19 @@ describe('bootstrap failures', () => {
       providers: [ProductsService],
     });
     await expect(app.init()).rejects.toThrow(
-      'CatalogTools is in the tool registry (catalog_list, catalog_get, catalog_remove) but no module provides it. ' +
-        'Add CatalogTools to the providers of a module that AppModule imports.',
+      MESSAGES.classNotProvided('CatalogTools', ['catalog_list', 'catalog_get', 'catalog_remove']),
     );
   });
 
   it('refuses a class tool and a runtime tool of the same name, naming both origins', () => {
     const refusal = new ToolsConfigurationError(
-      'Duplicate tool name "health_ping": declared by HealthTools.ping and by runtime tool health.ping.',
+      CORE_MESSAGES.duplicateName('health_ping', 'HealthTools.ping', 'runtime tool health.ping'),
     );
     expect(() => defineToolRegistry({ defaults: [HealthTools, pingTool] })).toThrow(refusal);
     expect(() => ToolsModule.forRoot([HealthTools, pingTool])).toThrow(refusal);
     expect(() => ToolsModule.forRoot({ registry: [pingTool, HealthTools] })).toThrow(
       new ToolsConfigurationError(
-        'Duplicate tool name "health_ping": declared by runtime tool health.ping and by HealthTools.ping.',
+        CORE_MESSAGES.duplicateName('health_ping', 'runtime tool health.ping', 'HealthTools.ping'),
       ),
     );
   });
@@ -141,7 +142,11 @@ describe('bootstrap failures', () => {
       handler: () => ({ pong: true }),
     });
     const refusal = new ToolsConfigurationError(
-      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool status.ping.',
+      CORE_MESSAGES.duplicateName(
+        'health_ping',
+        'runtime tool health.ping',
+        'runtime tool status.ping',
+      ),
     );
     expect(() => ToolsModule.forRoot([pingTool, other])).toThrow(refusal);
     expect(() =>
@@ -151,10 +156,7 @@ describe('bootstrap failures', () => {
 
   it('refuses forRoot() without a registry with the same error class', () => {
     expect(() => ToolsModule.forRoot({} as any)).toThrow(
-      new ToolsConfigurationError(
-        'ToolsModule.forRoot needs a registry: ToolsModule.forRoot(defineToolRegistry({ defaults: [...] })) ' +
-          'or ToolsModule.forRoot({ registry, ... }).',
-      ),
+      new ToolsConfigurationError(MESSAGES.noRegistry()),
     );
   });
 
@@ -169,8 +171,12 @@ describe('bootstrap failures', () => {
     });
     await expect(app.init()).rejects.toThrow(
       new ToolsConfigurationError(
-        'Tool "events_create" (DateInputTools.create): its input schema cannot be expressed in JSON Schema, ' +
-          'at input.when: z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+        CORE_MESSAGES.unrepresentable(
+          'Tool "events_create" (DateInputTools.create)',
+          'input',
+          'input.when',
+          'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()',
+        ),
       ),
     );
   });
@@ -179,9 +185,12 @@ describe('bootstrap failures', () => {
     const app = await apps.create({ imports: [ToolsModule.forRoot([mapOutputTool])] });
     await expect(app.init()).rejects.toThrow(
       new ToolsConfigurationError(
-        'Tool "events_count_by_day" (runtime tool events.countByDay): its output schema cannot be expressed ' +
-          'in JSON Schema, at output.days[].counts: z.map() has no JSON Schema form; use z.record() or an ' +
-          'array of [key, value] tuples.',
+        CORE_MESSAGES.unrepresentable(
+          'Tool "events_count_by_day" (runtime tool events.countByDay)',
+          'output',
+          'output.days[].counts',
+          'z.map() has no JSON Schema form; use z.record() or an array of [key, value] tuples',
+        ),
       ),
     );
   });
@@ -193,8 +202,7 @@ describe('bootstrap failures', () => {
     });
     await expect(app.init()).rejects.toThrow(
       new ToolsConfigurationError(
-        'Tool name "bad/name" (BadNameTools.read) must match ^[a-zA-Z0-9_-]{1,64}$. ' +
-          'Set a shorter or plainer `name`.',
+        CORE_MESSAGES.toolName('bad/name', 'BadNameTools.read', 'must match ^[a-zA-Z0-9_-]{1,64}$'),
       ),
     );
   });
@@ -205,24 +213,21 @@ describe('bootstrap failures', () => {
       providers: [ScalarInputTools],
     });
     await expect(app.init()).rejects.toThrow(
-      new ToolsConfigurationError(
-        'Tool "echo_say" (ScalarInputTools.say) must have a Zod object input schema (z.object({...})); ' +
-          'wrap a scalar or union in an object.',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.inputNotObject('echo_say', 'ScalarInputTools.say')),
     );
   });
 
   it('refuses unknown disable/replace names synchronously, listing the declared names', () => {
     const registry = defineToolRegistry({ defaults: [CatalogTools, pingTool] });
-    const declared = 'declared: catalog_get, catalog_list, catalog_remove, health_ping.';
+    const declared = ['catalog_get', 'catalog_list', 'catalog_remove', 'health_ping'];
     expect(() => registry.disable('catalog_delete')).toThrow(
       new ToolsConfigurationError(
-        `Tool registry disable("catalog_delete") names no default; ${declared}`,
+        CORE_MESSAGES.undeclaredDefault('disable', 'catalog_delete', declared),
       ),
     );
     expect(() => registry.replace('health_pong', pingTool)).toThrow(
       new ToolsConfigurationError(
-        `Tool registry replace("health_pong") names no default; ${declared}`,
+        CORE_MESSAGES.undeclaredDefault('replace', 'health_pong', declared),
       ),
     );
   });
@@ -233,8 +238,7 @@ describe('bootstrap failures', () => {
       providers: [ForgottenFactory],
     });
     await expect(app.init()).rejects.toThrow(
-      'ForgottenFactory has @Tool methods (run, stop) but no @ToolFactory. ' +
-        'Decorate the class with @ToolFactory({ serviceName, ... }).',
+      MESSAGES.orphanToolMethods('ForgottenFactory', ['run', 'stop']),
     );
   });
 

@@ -17,6 +17,7 @@ import {
   type ToolHooks,
 } from '../../lib/index.js';
 import { TestApps } from '../fixtures/apps.js';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: hook, guard and context-resolver classes of every scope.
@@ -164,11 +165,6 @@ const LEDGER_CLASSES = [LedgerHooks, LedgerGuard, LedgerResolver, LedgerToolGuar
 
 // ---------------------------------------------------------------------------------------------
 
-const advice = (className: string) =>
-  'hooks, guards and context resolvers are resolved once at bootstrap. ' +
-  `Make ${className} a singleton (with singleton dependencies), or resolve request data through ` +
-  'the context resolver (ToolsModule.forRoot({ context })), which receives the current request on every call.';
-
 describe('hook, guard and context-resolver classes', () => {
   const apps = new TestApps();
   afterEach(() => apps.closeAll());
@@ -186,29 +182,33 @@ describe('hook, guard and context-resolver classes', () => {
       what: 'a request-scoped hook class',
       options: { hooks: [RequestScopedHooks] },
       providers: [RequestScopedHooks],
-      message: `RequestScopedHooks is used as a tool hook but is request-scoped: ${advice('RequestScopedHooks')}`,
+      message: MESSAGES.scopedClass('RequestScopedHooks', 'hook', 'is request-scoped'),
     },
     {
       what: 'a transient hook class',
       options: { hooks: [TransientHooks] },
       providers: [TransientHooks],
-      message: `TransientHooks is used as a tool hook but is transient: ${advice('TransientHooks')}`,
+      message: MESSAGES.scopedClass('TransientHooks', 'hook', 'is transient'),
     },
     {
       what: 'a guard class with a request-scoped dependency',
       options: { guards: [RequestDataGuard] },
       providers: [RequestData, RequestDataGuard],
-      message:
-        'RequestDataGuard is used as a tool guard but depends on a request-scoped provider: ' +
-        advice('RequestDataGuard'),
+      message: MESSAGES.scopedClass(
+        'RequestDataGuard',
+        'guard',
+        'depends on a request-scoped provider',
+      ),
     },
     {
       what: 'a request-scoped context resolver class',
       options: { context: RequestScopedResolver },
       providers: [RequestScopedResolver],
-      message:
-        'RequestScopedResolver is used as a tool context resolver but is request-scoped: ' +
-        advice('RequestScopedResolver'),
+      message: MESSAGES.scopedClass(
+        'RequestScopedResolver',
+        'context resolver',
+        'is request-scoped',
+      ),
     },
   ])(
     'stops bootstrap on $what the application provides',
@@ -230,8 +230,7 @@ describe('hook, guard and context-resolver classes', () => {
     });
     expect(error).toBeInstanceOf(ToolsConfigurationError);
     expect((error as Error).message).toBe(
-      'RequestScopedToolGuard is used as a tool guard but is request-scoped: ' +
-        advice('RequestScopedToolGuard'),
+      MESSAGES.scopedClass('RequestScopedToolGuard', 'guard', 'is request-scoped'),
     );
     expect((error as Error).cause).toBeInstanceOf(InvalidClassScopeException);
   });

@@ -97,7 +97,7 @@ class OwnFilterController {
 }
 
 interface Setup {
-  options?: ToolsModuleOptions;
+  options?: Omit<ToolsModuleOptions, 'registry'>;
   toolErrorFilter?: boolean;
 }
 

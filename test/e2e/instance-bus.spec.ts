@@ -1,13 +1,20 @@
 /**
  * The MCP endpoint's instance bus in a Nest application: taken from `mcp.bus` or from
- * `forRootAsync` as `mcpBus` (not both), subscribed at bootstrap (with `mcp.busRequired`, an
+ * `forRootAsync`'s factory as `mcp.bus`, subscribed at bootstrap (with `mcp.busRequired`, an
  * application whose bus cannot subscribe does not start; see bus-at-startup.spec.ts for the
  * default), unsubscribed at close, and left alone by an application context that serves no HTTP.
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { InMemoryInstanceBus, defineRuntimeTool, ToolsModule } from '../../lib/index.js';
+import {
+  InMemoryInstanceBus,
+  defineRuntimeTool,
+  ToolsConfigurationError,
+  ToolsModule,
+} from '../../lib/index.js';
+import type { ToolsModuleFactoryOptions } from '../../lib/nest/interfaces/tools-module-options.interface.js';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
 import type { InstanceBus } from '../../lib/core/instance-bus.js';
 import { TestApps } from '../fixtures/apps.js';
 
@@ -56,44 +63,43 @@ describe('the instance bus of a Nest application', () => {
     },
   );
 
-  it('comes from forRootAsync as mcpBus', async () => {
+  it('comes from forRootAsync as mcp.bus', async () => {
     const bus = new RecordingBus();
     await apps.listen({
       imports: [
-        ToolsModule.forRootAsync({ registry: [close], useFactory: () => ({ mcpBus: bus }) }),
+        ToolsModule.forRootAsync({ registry: [close], useFactory: () => ({ mcp: { bus } }) }),
       ],
     });
     expect([...bus.record].sort()).toEqual(CHANNELS.map((channel) => `+${channel}`));
   });
 
-  it('is set once: mcp.bus and mcpBus together are a bootstrap error', async () => {
+  it("comes with the route given directly: mcp.path from forRootAsync's factory is a bootstrap error", async () => {
     await expect(
       apps.init({
         imports: [
           ToolsModule.forRootAsync({
             registry: [close],
-            mcp: { bus: new InMemoryInstanceBus() },
-            useFactory: () => ({ mcpBus: new InMemoryInstanceBus() }),
+            useFactory: () =>
+              ({
+                mcp: { bus: new InMemoryInstanceBus(), path: '/mcp' },
+              }) as ToolsModuleFactoryOptions,
           }),
         ],
       }),
-    ).rejects.toThrow('ToolsModule: set the MCP bus once, in mcp.bus or in mcpBus, not in both.');
+    ).rejects.toThrow(new ToolsConfigurationError(MESSAGES.staticFromFactory(['mcp.path'])));
   });
 
-  it('the tasks likewise: mcp.tasks and mcpTasks together are a bootstrap error', async () => {
+  it("the tasks likewise: mcp: false from forRootAsync's factory is a bootstrap error", async () => {
     await expect(
       apps.init({
         imports: [
           ToolsModule.forRootAsync({
             registry: [close],
-            mcp: { tasks: { ttlMs: 60_000 } },
-            useFactory: () => ({ mcpTasks: { ttlMs: 60_000 } }),
+            useFactory: () => ({ mcp: false }) as unknown as ToolsModuleFactoryOptions,
           }),
         ],
       }),
-    ).rejects.toThrow(
-      'ToolsModule: set the MCP tasks once, in mcp.tasks or in mcpTasks, not in both.',
-    );
+    ).rejects.toThrow(new ToolsConfigurationError(MESSAGES.staticFromFactory(['mcp: false'])));
   });
 
   it('with mcp.busRequired, a bus that cannot subscribe keeps the application from starting, with its reason', async () => {

@@ -1,7 +1,17 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger, Module } from '@nestjs/common';
-import { ToolInvoker, ToolsModule, defineToolRegistry, type ToolResult } from '../../lib/index.js';
+import {
+  ToolInvoker,
+  ToolsConfigurationError,
+  ToolsModule,
+  defineToolRegistry,
+  type ToolResult,
+} from '../../lib/index.js';
+import type { ToolsModuleFactoryOptions } from '../../lib/nest/interfaces/tools-module-options.interface.js';
+import { MCP_OPTIONS } from '../../lib/nest/mcp/mcp.constants.js';
+import type { ResolvedMcpOptions } from '../../lib/nest/mcp/mcp-options.js';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
 import { ADAPTERS, TestApps, getJson } from '../fixtures/apps.js';
 import {
   CatalogModule,
@@ -144,5 +154,54 @@ describe('ToolsModule.forRoot', () => {
     class LocalReportsModule {}
     const app = await apps.init({ imports: [LocalReportsModule] });
     expect(await app.get(ReportsService).count()).toBe(2);
+  });
+});
+
+describe('ToolsModule.forRootAsync and the options given directly', () => {
+  const mcpOf = (app: { get(token: symbol, options: { strict: false }): unknown }) =>
+    app.get(MCP_OPTIONS, { strict: false }) as ResolvedMcpOptions;
+
+  it("lays the factory's mcp over the mcp given directly, field by field", async () => {
+    const app = await apps.init({
+      imports: [
+        ToolsModule.forRootAsync({
+          registry: [pingTool],
+          mcp: {
+            path: '/tools',
+            serverInfo: { name: 'static', version: '1.0.0' },
+            maxBodyBytes: 1024,
+          },
+          useFactory: () => ({
+            mcp: { serverInfo: { name: 'from-di', version: '2.0.0' }, protocol: undefined },
+          }),
+        }),
+      ],
+    });
+    expect(mcpOf(app)).toMatchObject({
+      path: '/tools',
+      serverInfo: { name: 'from-di', version: '2.0.0' },
+      maxBodyBytes: 1024,
+      protocol: 'dual',
+    });
+  });
+
+  it.each([
+    [{ registry: [pingTool] }, ['registry']],
+    [{ isGlobal: false, toolErrorFilter: false }, ['isGlobal', 'toolErrorFilter']],
+    [
+      { mountMiddleware: false, mcp: { mount: false, path: '/x' } },
+      ['mountMiddleware', 'mcp.mount', 'mcp.path'],
+    ],
+  ])('refuses %j from the factory, naming where it goes', async (fromFactory, fields) => {
+    await expect(
+      apps.init({
+        imports: [
+          ToolsModule.forRootAsync({
+            registry: [pingTool],
+            useFactory: () => fromFactory as ToolsModuleFactoryOptions,
+          }),
+        ],
+      }),
+    ).rejects.toThrow(new ToolsConfigurationError(MESSAGES.staticFromFactory(fields)));
   });
 });

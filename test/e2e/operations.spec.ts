@@ -28,6 +28,7 @@ import {
   type ResourceCall,
   type ToolCall,
 } from '../../lib/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { ADAPTERS, TestApps } from '../fixtures/apps.js';
 
 const Tenant = z.object({ tenantId: z.string() });
@@ -172,7 +173,7 @@ it('a completer named after a method the class lacks is a bootstrap error', asyn
   await expect(
     apps.init({ imports: [ToolsModule.forRoot({ registry: [Broken] })], providers: [Broken] }),
   ).rejects.toThrow(
-    '"broken_prompt" (Broken.prompt) completes "id" with "ids", which is not a method of Broken.',
+    CORE_MESSAGES.completerNotMethod('broken_prompt', 'Broken.prompt', 'id', 'ids', 'Broken'),
   );
 });
 
@@ -186,7 +187,7 @@ it('the registry disables and replaces a resource or prompt by name like a tool'
   ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   expect(() =>
     defineToolRegistry({ defaults: [KnowledgeBase] }).disable('summarize_article'),
-  ).toThrow(/names no default/);
+  ).toThrow(CORE_MESSAGES.undeclaredDefault('disable', 'summarize_article', registry.declared));
 });
 
 describe.each(ADAPTERS)('over MCP on %s', (adapter) => {

@@ -17,7 +17,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool, type ToolInvoker } from '../../lib/core/index.js';
 import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
-import { LegacyElicitation } from '../../lib/mcp/legacy-elicitation.js';
+import { LegacyElicitation } from '../../lib/mcp/eras/2025-11-25/asking.js';
 import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
 import type { ToolQuestion } from '../../lib/core/asking.js';
 import {

@@ -1,8 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ToolQuestion } from '../../lib/core/asking.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../../lib/core/instance-bus.js';
-import { CancellableCalls } from '../../lib/mcp/cancellable-calls.js';
-import { LegacyElicitation, MAX_QUESTIONS_PER_CALLER } from '../../lib/mcp/legacy-elicitation.js';
+import { CancellableCalls } from '../../lib/mcp/eras/2025-11-25/cancellation.js';
+import {
+  LegacyElicitation,
+  MAX_QUESTIONS_PER_CALLER,
+} from '../../lib/mcp/eras/2025-11-25/asking.js';
 import { initializeMessage } from '../fixtures/mcp-http.js';
 
 /**

@@ -15,7 +15,7 @@ import {
   defineResourceTemplate,
   definePrompt,
   defineRuntimeTool,
-  type AfterToolCallOptions,
+  type AfterToolCallEvent,
   type ToolGuard,
 } from '../../lib/core/index.js';
 import { createMcpHttpHandler } from '../../lib/mcp/index.js';
@@ -28,7 +28,7 @@ const articles: Record<string, string> = {
   'invoice-vat': '# VAT on invoices',
 };
 
-const after: AfterToolCallOptions[] = [];
+const after: AfterToolCallEvent[] = [];
 const hideSecret: ToolGuard = {
   canActivate: ({ tool, context }) =>
     tool.name !== 'secret' || (context as { role?: string }).role === 'admin',

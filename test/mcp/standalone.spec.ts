@@ -907,7 +907,14 @@ describe('toolwright/mcp reaches no Nest', () => {
       }
     }
     const folders = new Set([...files].map((file) => dirname(relative(root, file))));
-    expect([...folders].sort()).toEqual(['lib/core', 'lib/mcp', 'lib/mcp/auth']);
+    expect([...folders].sort()).toEqual([
+      'lib/core',
+      'lib/mcp',
+      'lib/mcp/auth',
+      'lib/mcp/eras',
+      'lib/mcp/eras/2025-11-25',
+      'lib/mcp/eras/2026-07-28',
+    ]);
     expect(files.has(join(root, 'lib/mcp/http-handler.ts'))).toBe(true);
     expect(files.has(join(root, 'lib/mcp/serve-stdio.ts'))).toBe(true);
     expect([...packages].filter((name) => name.startsWith('@nestjs'))).toEqual([]);

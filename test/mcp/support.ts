@@ -29,7 +29,7 @@ import {
   ToolError,
   createRuntimeToolFactory,
   defineRuntimeTool,
-  type AfterToolCallOptions,
+  type AfterToolCallEvent,
   type ToolCallInfo,
   type ToolGuard,
   type ToolHooks,
@@ -45,7 +45,7 @@ export interface Seen {
   /** The abort of the `wait` tool's signal, per `key` input. */
   aborts: Record<string, { aborted: boolean; reason: unknown }>;
   /** `afterToolCall` options of every finished call. */
-  after: Array<Pick<AfterToolCallOptions, 'name' | 'call'> & { ok: boolean }>;
+  after: Array<Pick<AfterToolCallEvent, 'name' | 'call'> & { ok: boolean }>;
 }
 
 export const newSeen = (): Seen => ({ runs: {}, aborts: {}, after: [] });

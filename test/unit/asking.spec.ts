@@ -14,6 +14,7 @@ import {
   type ToolInvoker,
   type ToolQuestion,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { deferred } from '../fixtures/timing.js';
 
 const Priority = z.object({
@@ -208,7 +209,7 @@ describe('undeclared questions', () => {
     const result = await invoker.invoke('tickets_sneaky', {}, { transport: 'AGENT', ask });
     expect(result).toMatchObject({ ok: false, error: { code: 'INTERNAL_SERVER_ERROR' } });
     expect(questions).toEqual([]);
-    expect(String(lines[0]?.[1])).toContain('add asks: { confirm: true }');
+    expect(String(lines[0]?.[1])).toContain(CORE_MESSAGES.confirmUndeclared('tickets_sneaky'));
   });
 
   it('elicit with a schema the tool does not list fails the same way', async () => {
@@ -277,16 +278,23 @@ describe('declaring what a tool asks', () => {
     [
       'a nested object',
       z.object({ address: z.object({ city: z.string() }) }),
-      'field "address" is a nested object',
+      'address',
+      'is a nested object',
     ],
     [
       'an array of numbers',
       z.object({ scores: z.array(z.number()) }),
-      'field "scores" is an array of something other than enum values',
+      'scores',
+      'is an array of something other than enum values',
     ],
-    ['a union', z.object({ id: z.union([z.string(), z.number()]) }), 'field "id" is not a string'],
-    ['a string format MCP lacks', z.object({ id: z.uuid() }), 'field "id" has format "uuid"'],
-  ])('refuses %s at composition, naming the tool', (_label, schema, problem) => {
+    [
+      'a union',
+      z.object({ id: z.union([z.string(), z.number()]) }),
+      'id',
+      'is not a string, number, integer, boolean or enum (["string","number"])',
+    ],
+    ['a string format MCP lacks', z.object({ id: z.uuid() }), 'id', 'has format "uuid"'],
+  ])('refuses %s at composition, naming the tool', (_label, schema, key, problem) => {
     const define = () =>
       defineRuntimeTool({
         description: 'Asks for too much',
@@ -297,7 +305,11 @@ describe('declaring what a tool asks', () => {
       });
     expect(define).toThrow(ToolsConfigurationError);
     expect(define).toThrow(
-      `Tool "tickets_greedy" (runtime tool tickets.greedy): elicitation ${problem}`,
+      CORE_MESSAGES.elicitationField(
+        'Tool "tickets_greedy" (runtime tool tickets.greedy)',
+        key,
+        problem,
+      ),
     );
   });
 
@@ -324,18 +336,15 @@ describe('declaring what a tool asks', () => {
     ).not.toThrow();
   });
 
+  const bad = 'Tool "tickets_bad" (runtime tool tickets.bad)';
   it.each([
-    ['not an object', 'yes', 'asks must be { confirm?: true, elicit?: [z.object(...), …] }'],
-    ['a confirm that is not a boolean', { confirm: 'yes' }, 'asks.confirm must be true or false'],
-    [
-      'an elicit that is not a list',
-      { elicit: Priority },
-      'asks.elicit must be a list of Zod object schemas',
-    ],
+    ['not an object', 'yes', CORE_MESSAGES.asks(bad)],
+    ['a confirm that is not a boolean', { confirm: 'yes' }, CORE_MESSAGES.asksConfirm(bad)],
+    ['an elicit that is not a list', { elicit: Priority }, CORE_MESSAGES.asksElicit(bad)],
     [
       'a schema that is not an object',
       { elicit: [z.string()] },
-      'an elicitation schema must be a Zod object',
+      CORE_MESSAGES.elicitationNotObject(bad),
     ],
   ])('refuses asks that is %s', (_label, asks, message) => {
     expect(() =>

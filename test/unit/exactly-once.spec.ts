@@ -9,13 +9,13 @@ import {
   createToolInvoker,
   defineRuntimeTool,
   ToolError,
-  type AfterToolCallOptions,
+  type AfterToolCallEvent,
   type ErrorMapper,
   type ToolCallEvent,
-  type ToolErrorHookOptions,
-  type ToolHandler,
+  type ToolErrorEvent,
   type ToolInvoker,
 } from '../../lib/core/index.js';
+import type { ToolHandler } from '../../lib/core/runtime-tool.js';
 import { deferred } from '../fixtures/timing.js';
 import { makeLogger } from './support.js';
 
@@ -27,8 +27,8 @@ function setup(
     before?: () => unknown;
   } = {},
 ) {
-  const after: AfterToolCallOptions[] = [];
-  const errors: ToolErrorHookOptions[] = [];
+  const after: AfterToolCallEvent[] = [];
+  const errors: ToolErrorEvent[] = [];
   const events: ToolCallEvent[] = [];
   const logger = makeLogger();
   const tool = defineRuntimeTool({

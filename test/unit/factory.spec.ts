@@ -6,6 +6,7 @@ import {
   ToolsConfigurationError,
   type ToolGuard,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { sleep } from '../fixtures/timing.js';
 
 const tenantContext = z.object({ tenantId: z.string() });
@@ -26,9 +27,9 @@ describe('createRuntimeToolFactory', () => {
   it('refuses a context that is not a Zod schema', () => {
     expect(() =>
       createRuntimeToolFactory({ serviceName: 'billing', context: { tenantId: 'x' } as any }),
-    ).toThrow(new ToolsConfigurationError('Tool factory "billing" needs a Zod `context` schema.'));
+    ).toThrow(new ToolsConfigurationError(CORE_MESSAGES.factoryContext('billing')));
     expect(() => createRuntimeToolFactory({ serviceName: 'billing' } as any)).toThrow(
-      new ToolsConfigurationError('Tool factory "billing" needs a Zod `context` schema.'),
+      new ToolsConfigurationError(CORE_MESSAGES.factoryContext('billing')),
     );
   });
 

@@ -7,8 +7,9 @@ import {
   ToolError,
   type ToolHooks,
 } from '../../lib/core/index.js';
-import { isProgrammingError } from '../../lib/core/errors.js';
-import { compiledTool } from '../../lib/core/compiled-tools.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
+import { isProgrammingError, ToolsConfigurationError } from '../../lib/core/errors.js';
+import { catalogInvoker } from '../../lib/core/catalog-invoker.js';
 import { defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool } from './support.js';
 
@@ -91,14 +92,18 @@ describe('createToolInvoker inputs', () => {
   it('refuses duplicate names in a list, naming both origins', () => {
     const again = makeTool({ name: 'health_ping', service: 'x', action: 'y' });
     expect(() => createToolInvoker([ping, again])).toThrow(
-      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool x.y.',
+      CORE_MESSAGES.duplicateName('health_ping', 'runtime tool health.ping', 'runtime tool x.y'),
     );
   });
 
   it('refuses a hand-made registry holding a tool that cannot be mounted', () => {
     const bad = { ...ping, name: 'bad/name' };
     expect(() => createToolInvoker({ tools: [bad], names: ['bad/name'] })).toThrow(
-      /Tool name "bad\/name" .* must match/,
+      CORE_MESSAGES.toolName(
+        'bad/name',
+        'runtime tool health.ping',
+        'must match ^[a-zA-Z0-9_-]{1,64}$',
+      ),
     );
   });
 
@@ -106,9 +111,8 @@ describe('createToolInvoker inputs', () => {
     'refuses maxDepth %p',
     (maxDepth) => {
       expect(() => createToolInvoker([ping], { maxDepth: maxDepth as any })).toThrow(
-        /^maxDepth must be a non-negative integer, got /,
+        new ToolsConfigurationError(CORE_MESSAGES.maxDepth(maxDepth)),
       );
-      expect(() => createToolInvoker([ping], { maxDepth: maxDepth as any })).toThrow(TypeError);
     },
   );
 
@@ -407,7 +411,7 @@ describe('filtersListing', () => {
   it('is false without a canList guard, and visible is then the manifest for any context', async () => {
     const invoker = createToolInvoker(all, { guards: [admits] });
     for (const transport of ['CLI', 'AGENT', 'MCP'] as const) {
-      expect(invoker.filtersListing(transport)).toBe(false);
+      expect(catalogInvoker(invoker).catalog.filtersListing(transport)).toBe(false);
       expect(await invoker.visible(transport, { context: { tenantId: 'x' } })).toBe(
         invoker.manifest(transport),
       );
@@ -435,8 +439,8 @@ describe('filtersListing', () => {
       ],
     });
     const invoker = createToolInvoker([everywhere, HiddenTools]);
-    expect(invoker.filtersListing('CLI')).toBe(true);
-    expect(invoker.filtersListing('MCP')).toBe(false);
+    expect(catalogInvoker(invoker).catalog.filtersListing('CLI')).toBe(true);
+    expect(catalogInvoker(invoker).catalog.filtersListing('MCP')).toBe(false);
     expect((await invoker.visible('CLI')).map((tool) => tool.name)).toEqual(['zeta_all']);
     expect(await invoker.visible('MCP')).toBe(invoker.manifest('MCP'));
   });
@@ -444,7 +448,7 @@ describe('filtersListing', () => {
   it('is true on every transport with a global canList guard', () => {
     const invoker = createToolInvoker(all, { guards: [hides] });
     for (const transport of ['CLI', 'AGENT', 'MCP'] as const) {
-      expect(invoker.filtersListing(transport)).toBe(true);
+      expect(catalogInvoker(invoker).catalog.filtersListing(transport)).toBe(true);
     }
   });
 });
@@ -470,9 +474,9 @@ describe('find', () => {
 
   it('keeps the compiled tool for the surface adapters only, through an internal lookup', () => {
     const invoker = createToolInvoker(all);
-    expect(compiledTool(invoker, 'admin_migrate', 'CLI')?.spec).toBe(migrate);
-    expect(compiledTool(invoker, 'admin_migrate', 'MCP')).toBeUndefined();
-    expect(() => compiledTool({}, 'admin_migrate', 'CLI')).toThrow(
+    expect(catalogInvoker(invoker).catalog.tool('admin_migrate', 'CLI')?.spec).toBe(migrate);
+    expect(catalogInvoker(invoker).catalog.tool('admin_migrate', 'MCP')).toBeUndefined();
+    expect(() => catalogInvoker({} as never).catalog.tool('admin_migrate', 'CLI')).toThrow(
       new TypeError(
         'Expected a toolwright invoker (createToolInvoker, or the ToolInvoker of an initialised ToolsModule).',
       ),

@@ -13,6 +13,7 @@ import {
   defineRuntimeTool,
   ToolsConfigurationError,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { createMcpHttpHandler } from '../../lib/mcp/index.js';
 import { connectClient, GENERATIONS } from '../mcp/support.js';
 
@@ -57,18 +58,32 @@ describe('icons and _meta', () => {
     }
   });
 
+  const owner = '"invoices_chart" (runtime tool invoices.chart)';
   it.each([
-    ['an icon without an https: or data: source', { icons: [{ src: 'http://example.com/a.png' }] }],
+    [
+      'an icon without an https: or data: source',
+      { icons: [{ src: 'http://example.com/a.png' }] },
+      CORE_MESSAGES.icon(owner, { src: 'http://example.com/a.png' }),
+    ],
     [
       'an icon with a theme MCP does not know',
       { icons: [{ src: 'https://x/a.png', theme: 'blue' }] },
+      CORE_MESSAGES.icon(owner, { src: 'https://x/a.png', theme: 'blue' }),
     ],
-    ['icons that are not a list', { icons: { src: 'https://x/a.png' } }],
-    ['a _meta key that is not [prefix/]name', { _meta: { 'bad key': 1 } }],
-    ['a _meta that is not an object', { _meta: [1] }],
-  ])('refuse %s, naming the tool', (_label, extra) => {
+    [
+      'icons that are not a list',
+      { icons: { src: 'https://x/a.png' } },
+      CORE_MESSAGES.icons(owner),
+    ],
+    [
+      'a _meta key that is not [prefix/]name',
+      { _meta: { 'bad key': 1 } },
+      CORE_MESSAGES.metaKey(owner, 'bad key'),
+    ],
+    ['a _meta that is not an object', { _meta: [1] }, CORE_MESSAGES.metaNotObject(owner)],
+  ])('refuse %s, naming the tool', (_label, extra, message) => {
     expect(() => chart(extra)).toThrow(ToolsConfigurationError);
-    expect(() => chart(extra)).toThrow(/"invoices_chart"/);
+    expect(() => chart(extra)).toThrow(message);
   });
 
   it('are checked on resources and prompts too', () => {
@@ -79,7 +94,7 @@ describe('icons and _meta', () => {
         icons: [{ src: 'ftp://x' }],
         read: () => 'x',
       }),
-    ).toThrow(/The resource "x": the icon/);
+    ).toThrow(CORE_MESSAGES.icon('The resource "x"', { src: 'ftp://x' }));
   });
 });
 

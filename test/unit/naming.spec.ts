@@ -6,6 +6,7 @@ import {
   defineToolRegistry,
   ToolsConfigurationError,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import {
   assertToolName,
   assertUniqueNames,
@@ -53,21 +54,24 @@ describe('deriveToolName', () => {
   it('refuses a service name with no usable characters', () => {
     expect(() => deriveToolName('***', 'getInvoice')).toThrow(
       new ToolsConfigurationError(
-        'Cannot derive a tool name from service "***" and action "getInvoice": ' +
-          'the service name has no letters or digits. Set an explicit `name`.',
+        CORE_MESSAGES.underivableName('***', 'getInvoice', 'the service name'),
       ),
     );
-    expect(() => deriveToolName('', 'getInvoice')).toThrow(/the service name has no letters/);
+    expect(() => deriveToolName('', 'getInvoice')).toThrow(
+      CORE_MESSAGES.underivableName('', 'getInvoice', 'the service name'),
+    );
   });
 
   it('refuses an action with no usable characters', () => {
-    expect(() => deriveToolName('billing', '--')).toThrow(/the action has no letters or digits/);
+    expect(() => deriveToolName('billing', '--')).toThrow(
+      CORE_MESSAGES.underivableName('billing', '--', 'the action'),
+    );
   });
 
   it('is what defineRuntimeTool uses, and refuses an unusable service there too', () => {
     expect(makeTool({ service: 'billing', action: 'getInvoice' }).name).toBe('billing_get_invoice');
     expect(() => makeTool({ service: '$$$', action: 'x' })).toThrow(
-      /service name has no letters or digits/,
+      CORE_MESSAGES.underivableName('$$$', 'x', 'the service name'),
     );
   });
 });
@@ -85,7 +89,7 @@ describe('assertToolName', () => {
     const name = 'a'.repeat(65);
     expect(() => assertToolName(name, 'InvoiceTools.get')).toThrow(
       new ToolsConfigurationError(
-        `Tool name "${name}" (InvoiceTools.get) is 65 characters (max 64). Set a shorter or plainer \`name\`.`,
+        CORE_MESSAGES.toolName(name, 'InvoiceTools.get', 'is 65 characters (max 64)'),
       ),
     );
   });
@@ -94,23 +98,31 @@ describe('assertToolName', () => {
     'refuses %p with the pattern and the origin',
     (name) => {
       expect(() => assertToolName(name, 'pingTool')).toThrow(
-        /\(pingTool\) must match \^\[a-zA-Z0-9_-\]\{1,64\}\$/,
+        CORE_MESSAGES.toolName(name, 'pingTool', 'must match ^[a-zA-Z0-9_-]{1,64}$'),
       );
     },
   );
 
   it('refuses an empty name', () => {
     expect(() => assertToolName('', 'pingTool')).toThrow(
-      new ToolsConfigurationError(
-        'Tool name "" (pingTool) is empty. Set a shorter or plainer `name`.',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.toolName('', 'pingTool', 'is empty')),
     );
   });
 
   it('is applied to explicit and derived names of runtime tools', () => {
-    expect(() => makeTool({ name: 'bad/name' })).toThrow(/"bad\/name".*must match/);
+    expect(() => makeTool({ name: 'bad/name' })).toThrow(
+      CORE_MESSAGES.toolName(
+        'bad/name',
+        'runtime tool test.run',
+        'must match ^[a-zA-Z0-9_-]{1,64}$',
+      ),
+    );
     expect(() => makeTool({ service: 'a'.repeat(40), action: 'b'.repeat(30) })).toThrow(
-      /is 71 characters \(max 64\)/,
+      CORE_MESSAGES.toolName(
+        `${'a'.repeat(40)}_${'b'.repeat(30)}`,
+        `runtime tool ${'a'.repeat(40)}.${'b'.repeat(30)}`,
+        'is 71 characters (max 64)',
+      ),
     );
   });
 });
@@ -134,7 +146,7 @@ describe('assertUniqueNames', () => {
       ]),
     ).toThrow(
       new ToolsConfigurationError(
-        'Duplicate tool name "ping": declared by pingTool and by HealthTools.ping.',
+        CORE_MESSAGES.duplicateName('ping', 'pingTool', 'HealthTools.ping'),
       ),
     );
   });
@@ -148,14 +160,18 @@ describe('assertUniqueNames', () => {
         ],
         'hook name',
       ),
-    ).toThrow(/^Duplicate hook name "x"/);
+    ).toThrow(CORE_MESSAGES.duplicateName('x', 'first', 'second', 'hook name'));
   });
 
   it('refuses duplicate tools at composition, naming both origins', () => {
     const derived = makeTool({ service: 'health', action: 'ping' });
     const explicit = makeTool({ service: 'other', action: 'x', name: 'health_ping' });
     const expected = new ToolsConfigurationError(
-      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool other.x.',
+      CORE_MESSAGES.duplicateName(
+        'health_ping',
+        'runtime tool health.ping',
+        'runtime tool other.x',
+      ),
     );
     expect(() => defineToolRegistry({ defaults: [derived, explicit] })).toThrow(expected);
     expect(() => createToolInvoker([derived, explicit])).toThrow(expected);
@@ -165,7 +181,11 @@ describe('assertUniqueNames', () => {
     const first = makeTool({ name: 'same', service: 'billing', action: 'getInvoice' });
     const second = makeTool({ name: 'same', service: 'billing', action: 'findInvoice' });
     const expected = new ToolsConfigurationError(
-      'Duplicate tool name "same": declared by runtime tool billing.getInvoice and by runtime tool billing.findInvoice.',
+      CORE_MESSAGES.duplicateName(
+        'same',
+        'runtime tool billing.getInvoice',
+        'runtime tool billing.findInvoice',
+      ),
     );
     expect(() => defineToolRegistry({ defaults: [first, second] })).toThrow(expected);
     expect(() => createToolInvoker([first, second])).toThrow(expected);
@@ -193,12 +213,12 @@ describe('assertUniqueNames', () => {
     const runtime = makeTool({ name: 'same', service: 'billing', action: 'getInvoice' });
     expect(() => createToolInvoker([HealthTools, runtime])).toThrow(
       new ToolsConfigurationError(
-        'Duplicate tool name "same": declared by HealthTools.check and by runtime tool billing.getInvoice.',
+        CORE_MESSAGES.duplicateName('same', 'HealthTools.check', 'runtime tool billing.getInvoice'),
       ),
     );
     expect(() => defineToolRegistry({ defaults: [runtime, HealthTools] })).toThrow(
       new ToolsConfigurationError(
-        'Duplicate tool name "same": declared by runtime tool billing.getInvoice and by HealthTools.check.',
+        CORE_MESSAGES.duplicateName('same', 'runtime tool billing.getInvoice', 'HealthTools.check'),
       ),
     );
   });

@@ -7,11 +7,11 @@ import {
   defineToolRegistry,
   ToolError,
   ToolsConfigurationError,
-  type AfterToolCallOptions,
-  type BeforeToolCallOptions,
+  type AfterToolCallEvent,
+  type BeforeToolCallEvent,
   type ToolCallEvent,
   type ToolCallInfo,
-  type ToolErrorHookOptions,
+  type ToolErrorEvent,
   type ToolGuard,
   type ToolGuardContext,
   type ToolHooks,
@@ -25,9 +25,11 @@ import {
   isRuntimeOperation,
   type Completer,
 } from '../../lib/core/operations.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { isProgrammingError } from '../../lib/core/errors.js';
 import { deferred } from '../fixtures/timing.js';
 import { makeLogger, makeTool } from './support.js';
+import { catalogInvoker } from '../../lib/core/catalog-invoker.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures.
@@ -66,9 +68,9 @@ const triage = () =>
 
 /** Hooks and a call-event listener that record what they see. */
 function recorder() {
-  const before: BeforeToolCallOptions[] = [];
-  const after: AfterToolCallOptions[] = [];
-  const errors: ToolErrorHookOptions[] = [];
+  const before: BeforeToolCallEvent[] = [];
+  const after: AfterToolCallEvent[] = [];
+  const errors: ToolErrorEvent[] = [];
   const events: ToolCallEvent[] = [];
   const hooks: ToolHooks = {
     beforeToolCall: (options) => void before.push(options),
@@ -155,8 +157,9 @@ describe('definitions', () => {
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
       expect(error.message).toBe(
-        'The resource template "kb-article": its variables schema has the keys lang, slug, but ' +
-          '"kb://articles/{slug}" names slug. Give the schema one key per variable.',
+        CORE_MESSAGES.templateKeys('kb-article', ['lang', 'slug'], 'kb://articles/{slug}', [
+          'slug',
+        ]),
       );
     });
 
@@ -170,8 +173,12 @@ describe('definitions', () => {
         }),
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
-      expect(error.message).toContain('"kb-article"');
-      expect(error.message).toContain('names lang, slug');
+      expect(error.message).toBe(
+        CORE_MESSAGES.templateKeys('kb-article', ['slug'], 'kb://{lang}/articles/{slug}', [
+          'lang',
+          'slug',
+        ]),
+      );
     });
 
     it('accepts a variable the template names twice, with one key', () => {
@@ -194,9 +201,7 @@ describe('definitions', () => {
         }),
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
-      expect(error.message).toBe(
-        'The resource template "kb-article" needs `variables`: a Zod object, one key per variable.',
-      );
+      expect(error.message).toBe(CORE_MESSAGES.templateVariables('kb-article'));
     });
 
     it('defineResource with a templated uri', () => {
@@ -204,7 +209,7 @@ describe('definitions', () => {
         defineResource({ uri: 'kb://articles/{slug}', name: 'kb-article', read: () => 'x' }),
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
-      expect(error.message).toMatch(/^The resource "kb-article" needs a plain `uri`; /);
+      expect(error.message).toBe(CORE_MESSAGES.resourceUri('kb-article'));
     });
 
     it('defineResource with an empty or missing uri', () => {
@@ -213,7 +218,7 @@ describe('definitions', () => {
           defineResource({ uri, name: 'kb-empty', read: () => 'x' } as any),
         );
         expect(error).toBeInstanceOf(ToolsConfigurationError);
-        expect(error.message).toContain('"kb-empty" needs a plain `uri`');
+        expect(error.message).toBe(CORE_MESSAGES.resourceUri('kb-empty'));
       }
     });
 
@@ -228,9 +233,7 @@ describe('definitions', () => {
           } as any),
         );
         expect(error).toBeInstanceOf(ToolsConfigurationError);
-        expect(error.message).toMatch(
-          /^The resource template "kb-fixed" needs a `uriTemplate` with at least one \{variable\}/,
-        );
+        expect(error.message).toBe(CORE_MESSAGES.templateUri('kb-fixed'));
       }
     });
 
@@ -244,10 +247,7 @@ describe('definitions', () => {
           }),
         );
         expect(error).toBeInstanceOf(ToolsConfigurationError);
-        expect(error.message).toBe(
-          'The prompt "summarise": argument "count" is not a string. MCP prompt arguments are ' +
-            'strings: use z.string() or z.enum([...]), and parse numbers in `get`.',
-        );
+        expect(error.message).toBe(CORE_MESSAGES.promptArgument('summarise', 'count'));
       }
     });
 
@@ -270,9 +270,7 @@ describe('definitions', () => {
         definePrompt({ name: 'summarise', args: { text: z.string() } as any, get: () => 'x' }),
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
-      expect(error.message).toBe(
-        'The prompt "summarise" needs `args`: a Zod object of string fields.',
-      );
+      expect(error.message).toBe(CORE_MESSAGES.promptArgs('summarise'));
     });
 
     it('a completer for an undeclared prompt argument or template variable', () => {
@@ -286,7 +284,7 @@ describe('definitions', () => {
       );
       expect(prompt).toBeInstanceOf(ToolsConfigurationError);
       expect(prompt.message).toBe(
-        'The prompt "summarise" completes "lang", which it does not declare.',
+        CORE_MESSAGES.completesUndeclared('The prompt "summarise"', 'lang'),
       );
       const template = definitionError(() =>
         defineResourceTemplate({
@@ -299,7 +297,7 @@ describe('definitions', () => {
       );
       expect(template).toBeInstanceOf(ToolsConfigurationError);
       expect(template.message).toBe(
-        'The resource template "kb-article" completes "id", which it does not declare.',
+        CORE_MESSAGES.completesUndeclared('The resource template "kb-article"', 'id'),
       );
     });
 
@@ -313,7 +311,7 @@ describe('definitions', () => {
         }),
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
-      expect(error.message).toBe('The prompt "summarise": complete.text must be a function.');
+      expect(error.message).toBe(CORE_MESSAGES.completer('The prompt "summarise"', 'text', false));
     });
 
     it('a missing read or get function', () => {
@@ -321,7 +319,7 @@ describe('definitions', () => {
         defineResource({ uri: 'kb://handbook', name: 'kb-handbook' } as any),
       );
       expect(resource).toBeInstanceOf(ToolsConfigurationError);
-      expect(resource.message).toBe('The resource "kb-handbook" needs a read function.');
+      expect(resource.message).toBe(CORE_MESSAGES.operationHandler('resource', 'kb-handbook'));
       const template = definitionError(() =>
         defineResourceTemplate({
           uriTemplate: 'kb://articles/{slug}',
@@ -331,12 +329,12 @@ describe('definitions', () => {
         } as any),
       );
       expect(template).toBeInstanceOf(ToolsConfigurationError);
-      expect(template.message).toBe('The resource "kb-article" needs a read function.');
+      expect(template.message).toBe(CORE_MESSAGES.operationHandler('resource', 'kb-article'));
       const prompt = definitionError(() =>
         definePrompt({ name: 'summarise', args: z.object({}) } as any),
       );
       expect(prompt).toBeInstanceOf(ToolsConfigurationError);
-      expect(prompt.message).toBe('The prompt "summarise" needs a get function.');
+      expect(prompt.message).toBe(CORE_MESSAGES.operationHandler('prompt', 'summarise'));
     });
 
     it('a bad name', () => {
@@ -351,13 +349,13 @@ describe('definitions', () => {
         );
         expect(resource).toBeInstanceOf(ToolsConfigurationError);
         expect(resource.message).toBe(
-          `Tool name "${name}" (runtime resource "${name}") ${why}. Set a shorter or plainer \`name\`.`,
+          CORE_MESSAGES.toolName(name, `runtime resource "${name}"`, why),
         );
         const prompt = definitionError(() =>
           definePrompt({ name, args: z.object({}), get: () => 'x' }),
         );
         expect(prompt).toBeInstanceOf(ToolsConfigurationError);
-        expect(prompt.message).toContain(`(runtime prompt "${name}") ${why}`);
+        expect(prompt.message).toBe(CORE_MESSAGES.toolName(name, `runtime prompt "${name}"`, why));
       }
     });
 
@@ -366,7 +364,7 @@ describe('definitions', () => {
         defineResource({ uri: 'kb://handbook', name: '', read: () => 'x' }),
       );
       expect(error).toBeInstanceOf(ToolsConfigurationError);
-      expect(error.message).toContain('(runtime resource "")');
+      expect(error.message).toBe(CORE_MESSAGES.toolName('', 'runtime resource ""', 'is empty'));
     });
 
     it('a missing name', () => {
@@ -394,13 +392,14 @@ describe('definitions', () => {
         }),
       );
       expect(transport).toBeInstanceOf(ToolsConfigurationError);
-      expect(transport.message).toContain('"kb-handbook"');
-      expect(transport.message).toContain('unknown transport "HTTP"');
+      expect(transport.message).toBe(
+        CORE_MESSAGES.unknownTransport('kb-handbook', 'runtime resource "kb-handbook"', 'HTTP'),
+      );
       const timeout = definitionError(() =>
         definePrompt({ name: 'p', args: z.object({}), timeoutMs: 0, get: () => 'x' }),
       );
       expect(timeout).toBeInstanceOf(ToolsConfigurationError);
-      expect(timeout.message).toContain('timeoutMs 0');
+      expect(timeout.message).toBe(CORE_MESSAGES.timeoutMs('p', 'runtime prompt "p"', 0));
       const scope = definitionError(() =>
         defineResource({
           uri: 'kb://handbook',
@@ -410,7 +409,9 @@ describe('definitions', () => {
         }),
       );
       expect(scope).toBeInstanceOf(ToolsConfigurationError);
-      expect(scope.message).toContain('scope "has space"');
+      expect(scope.message).toBe(
+        CORE_MESSAGES.scope('kb-handbook', 'runtime resource "kb-handbook"', 'has space'),
+      );
     });
   });
 });
@@ -746,8 +747,13 @@ describe('readResource', () => {
     const first = defineResource({ uri: 'kb://same', name: 'first', read: () => 'first' });
     const second = defineResource({ uri: 'kb://same', name: 'second', read: () => 'second' });
     expect(() => createToolInvoker([first, second])).toThrow(
-      'The resources "first" (runtime resource "first") and "second" (runtime resource "second") ' +
-        'are both at "kb://same": give each its own URI.',
+      CORE_MESSAGES.sameUri(
+        'first',
+        'runtime resource "first"',
+        'second',
+        'runtime resource "second"',
+        'kb://same',
+      ),
     );
   });
 });
@@ -1396,7 +1402,7 @@ describe('the pipeline', () => {
     expect(await invoker.visible('MCP')).toEqual(invoker.manifest('MCP'));
     expect(invoker.find('kb-handbook', 'MCP')).toBeUndefined();
     expect(invoker.find('kb_search', 'MCP')?.name).toBe('kb_search');
-    expect(invoker.filtersListing('MCP')).toBe(false);
+    expect(catalogInvoker(invoker).catalog.filtersListing('MCP')).toBe(false);
     const error = await rejection(invoker.invoke('kb-handbook', {}, { ...MCP, source: 'mcp' }));
     expect(error).toMatchObject({ code: 'NOT_FOUND' });
 
@@ -1713,23 +1719,29 @@ describe('registry', () => {
     const builder = defineToolRegistry({ defaults: [handbook()] });
     const other = defineResource({ uri: 'kb://x', name: 'other', read: () => 'x' });
     expect(() => builder.replace('kb-handbook', other)).toThrow(
-      new ToolsConfigurationError(
-        'A replacement for "kb-handbook" must carry that name, not "other".',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.replacementName('kb-handbook', ['other'])),
     );
   });
 
   it('a tool and a resource (or a resource and a prompt) with the same name are refused', () => {
     const tool = makeTool({ service: 'kb', action: 'x', name: 'kb-handbook' });
     const refusal = new ToolsConfigurationError(
-      'Duplicate tool name "kb-handbook": declared by runtime tool kb.x and by runtime resource "kb-handbook".',
+      CORE_MESSAGES.duplicateName(
+        'kb-handbook',
+        'runtime tool kb.x',
+        'runtime resource "kb-handbook"',
+      ),
     );
     expect(() => defineToolRegistry({ defaults: [tool, handbook()] })).toThrow(refusal);
     expect(() => createToolInvoker([tool, handbook()])).toThrow(refusal);
     const prompt = definePrompt({ name: 'kb-handbook', args: z.object({}), get: () => 'x' });
     expect(() => createToolInvoker([handbook(), prompt])).toThrow(
       new ToolsConfigurationError(
-        'Duplicate tool name "kb-handbook": declared by runtime resource "kb-handbook" and by runtime prompt "kb-handbook".',
+        CORE_MESSAGES.duplicateName(
+          'kb-handbook',
+          'runtime resource "kb-handbook"',
+          'runtime prompt "kb-handbook"',
+        ),
       ),
     );
   });

@@ -4,8 +4,8 @@ import {
   createToolInvoker,
   defineRuntimeTool,
   presentationOf,
-  type AfterToolCallOptions,
-  type ToolErrorHookOptions,
+  type AfterToolCallEvent,
+  type ToolErrorEvent,
 } from '../../lib/core/index.js';
 
 const presented = (mcp: (output: { n: number }) => { content: { type: string; text: string }[] }) =>
@@ -37,8 +37,8 @@ describe('presenters run inside the call', () => {
 
   it('makes a presenter that throws a failure that hooks and events see', async () => {
     const thrown = new Error('template broke at /srv/app/view.ts');
-    const errors: ToolErrorHookOptions[] = [];
-    const after: AfterToolCallOptions[] = [];
+    const errors: ToolErrorEvent[] = [];
+    const after: AfterToolCallEvent[] = [];
     const events: unknown[] = [];
     const invoker = createToolInvoker(
       [

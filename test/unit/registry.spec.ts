@@ -7,6 +7,7 @@ import {
   defineRuntimeTool,
   defineToolRegistry,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { resolveTools } from '../../lib/core/registry.js';
 import { classTools, defineToolClass } from '../../lib/core/tool-class.js';
 import { makeTool } from './support.js';
@@ -68,9 +69,7 @@ describe('defineToolRegistry', () => {
   });
 
   it('refuses options without a defaults array', () => {
-    const refusal = new ToolsConfigurationError(
-      'defineToolRegistry needs { defaults: [...] }: a list of tools and tool classes.',
-    );
+    const refusal = new ToolsConfigurationError(CORE_MESSAGES.registryDefaults());
     expect(() => defineToolRegistry({} as any)).toThrow(refusal);
     expect(() => defineToolRegistry(undefined as any)).toThrow(refusal);
   });
@@ -79,7 +78,11 @@ describe('defineToolRegistry', () => {
     const again = makeTool({ service: 'other', action: 'x', name: 'health_ping' });
     expect(() => defineToolRegistry({ defaults: [ping, again] })).toThrow(
       new ToolsConfigurationError(
-        'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool other.x.',
+        CORE_MESSAGES.duplicateName(
+          'health_ping',
+          'runtime tool health.ping',
+          'runtime tool other.x',
+        ),
       ),
     );
   });
@@ -88,7 +91,11 @@ describe('defineToolRegistry', () => {
     const first = makeTool({ name: 'same', service: 'billing', action: 'getInvoice' });
     const second = makeTool({ name: 'same', service: 'crm', action: 'findCustomer' });
     const refusal = new ToolsConfigurationError(
-      'Duplicate tool name "same": declared by runtime tool billing.getInvoice and by runtime tool crm.findCustomer.',
+      CORE_MESSAGES.duplicateName(
+        'same',
+        'runtime tool billing.getInvoice',
+        'runtime tool crm.findCustomer',
+      ),
     );
     expect(() => defineToolRegistry({ defaults: [first, second] })).toThrow(refusal);
     expect(() => createToolInvoker([first, second])).toThrow(refusal);
@@ -116,13 +123,15 @@ describe('defineToolRegistry', () => {
       const builder = defineToolRegistry({ defaults: [ping, getInvoice, voidInvoice] });
       expect(() => builder.disable('health_pong')).toThrow(
         new ToolsConfigurationError(
-          'Tool registry disable("health_pong") names no default; declared: billing_get_invoice, billing_void_invoice, health_ping.',
+          CORE_MESSAGES.undeclaredDefault('disable', 'health_pong', [
+            'billing_get_invoice',
+            'billing_void_invoice',
+            'health_ping',
+          ]),
         ),
       );
       expect(() => defineToolRegistry({ defaults: [] }).disable('x')).toThrow(
-        new ToolsConfigurationError(
-          'Tool registry disable("x") names no default; declared: (none).',
-        ),
+        new ToolsConfigurationError(CORE_MESSAGES.undeclaredDefault('disable', 'x', [])),
       );
     });
 
@@ -164,7 +173,7 @@ describe('defineToolRegistry', () => {
         defineToolRegistry({ defaults: [ping, getInvoice] }).replace('health_ping', getInvoice),
       ).toThrow(
         new ToolsConfigurationError(
-          'A replacement for "health_ping" must carry that name, not "billing_get_invoice".',
+          CORE_MESSAGES.replacementName('health_ping', ['billing_get_invoice']),
         ),
       );
     });
@@ -172,14 +181,14 @@ describe('defineToolRegistry', () => {
     it('may be given only once per name', () => {
       const builder = defineToolRegistry({ defaults: [ping] }).replace('health_ping', myPing);
       expect(() => builder.replace('health_ping', myPing)).toThrow(
-        new ToolsConfigurationError('Tool registry already replaced "health_ping".'),
+        new ToolsConfigurationError(CORE_MESSAGES.replacedTwice('health_ping')),
       );
     });
 
     it('refuses a disabled name', () => {
       const builder = defineToolRegistry({ defaults: [ping] }).disable('health_ping');
       expect(() => builder.replace('health_ping', myPing)).toThrow(
-        new ToolsConfigurationError('Tool registry cannot replace "health_ping": it is disabled.'),
+        new ToolsConfigurationError(CORE_MESSAGES.replaceDisabled('health_ping')),
       );
     });
 
@@ -187,7 +196,10 @@ describe('defineToolRegistry', () => {
       const builder = defineToolRegistry({ defaults: [ping, getInvoice] });
       expect(() => builder.replace('health_pong', myPing)).toThrow(
         new ToolsConfigurationError(
-          'Tool registry replace("health_pong") names no default; declared: billing_get_invoice, health_ping.',
+          CORE_MESSAGES.undeclaredDefault('replace', 'health_pong', [
+            'billing_get_invoice',
+            'health_ping',
+          ]),
         ),
       );
     });
@@ -197,7 +209,7 @@ describe('defineToolRegistry', () => {
         defineToolRegistry({ defaults: [ping] }).replace('health_ping', {
           name: 'health_ping',
         } as any),
-      ).toThrow(/^Not a tool: an object with keys name\./);
+      ).toThrow(CORE_MESSAGES.notATool('an object with keys name'));
     });
 
     it('takes the matching tool of a tool class', () => {
@@ -255,27 +267,39 @@ describe('defineToolRegistry', () => {
       const clash = makeTool({ name: 'invoices_archive', service: 'x', action: 'y' });
       expect(() => defineToolRegistry({ defaults: [InvoiceTools, clash] })).toThrow(
         new ToolsConfigurationError(
-          'Duplicate tool name "invoices_archive": declared by InvoiceTools.archive and by runtime tool x.y.',
+          CORE_MESSAGES.duplicateName(
+            'invoices_archive',
+            'InvoiceTools.archive',
+            'runtime tool x.y',
+          ),
         ),
       );
       expect(() => createToolInvoker([clash, InvoiceTools])).toThrow(
         new ToolsConfigurationError(
-          'Duplicate tool name "invoices_archive": declared by runtime tool x.y and by InvoiceTools.archive.',
+          CORE_MESSAGES.duplicateName(
+            'invoices_archive',
+            'runtime tool x.y',
+            'InvoiceTools.archive',
+          ),
         ),
       );
     });
 
     it.each([
-      ['a class without tool metadata', class PlainService {}, /^Not a tool: class PlainService\./],
+      [
+        'a class without tool metadata',
+        class PlainService {},
+        CORE_MESSAGES.notATool('class PlainService'),
+      ],
       [
         'a plain object',
         { name: 'x', handler: () => 1 },
-        /^Not a tool: an object with keys name, handler\./,
+        CORE_MESSAGES.notATool('an object with keys name, handler'),
       ],
-      ['an empty object', {}, /^Not a tool: an object with keys \(none\)\./],
-      ['a string', 'health_ping', /^Not a tool: health_ping\./],
-      ['null', null, /^Not a tool: null\./],
-      ['undefined', undefined, /^Not a tool: undefined\./],
+      ['an empty object', {}, CORE_MESSAGES.notATool('an object with keys (none)')],
+      ['a string', 'health_ping', CORE_MESSAGES.notATool('health_ping')],
+      ['null', null, CORE_MESSAGES.notATool('null')],
+      ['undefined', undefined, CORE_MESSAGES.notATool('undefined')],
     ])('refuses %s with a helpful message', (_label, value, message) => {
       let error: Error | undefined;
       try {
@@ -293,7 +317,7 @@ describe('defineToolRegistry', () => {
     it('does not count a subclass of a tool class as a tool class', () => {
       class Derived extends InvoiceTools {}
       expect(() => defineToolRegistry({ defaults: [Derived] })).toThrow(
-        /^Not a tool: class Derived\./,
+        CORE_MESSAGES.notATool('class Derived'),
       );
     });
   });
@@ -318,19 +342,21 @@ describe('resolveTools', () => {
   it('refuses a hand-made registry with duplicate names', () => {
     expect(() =>
       resolveTools({ tools: [ping, ping], names: ['health_ping', 'health_ping'] }),
-    ).toThrow(/Duplicate tool name "health_ping"/);
+    ).toThrow(
+      CORE_MESSAGES.duplicateName(
+        'health_ping',
+        'runtime tool health.ping',
+        'runtime tool health.ping',
+      ),
+    );
   });
 
   it('refuses anything else with a ToolsConfigurationError', () => {
     expect(() => resolveTools({ tools: 'x' } as any)).toThrow(
-      new ToolsConfigurationError(
-        'Expected a tool registry, its build() result or a list of tools, got an object with keys tools.',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.notACollection('an object with keys tools')),
     );
     expect(() => resolveTools(42 as any)).toThrow(
-      new ToolsConfigurationError(
-        'Expected a tool registry, its build() result or a list of tools, got 42.',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.notACollection('42')),
     );
   });
 
@@ -369,87 +395,96 @@ describe('composition errors', () => {
     [
       'a duplicate name',
       () => createToolInvoker([ping, makeTool({ name: 'health_ping', service: 'a', action: 'b' })]),
-      'Duplicate tool name "health_ping": declared by runtime tool health.ping and by runtime tool a.b.',
+      CORE_MESSAGES.duplicateName('health_ping', 'runtime tool health.ping', 'runtime tool a.b'),
     ],
     [
       'an invalid name',
       () => defineRuntimeTool({ ...base, name: 'bad/name' }),
-      'Tool name "bad/name" (runtime tool health.ping) must match ^[a-zA-Z0-9_-]{1,64}$. Set a shorter or plainer `name`.',
+      CORE_MESSAGES.toolName(
+        'bad/name',
+        'runtime tool health.ping',
+        'must match ^[a-zA-Z0-9_-]{1,64}$',
+      ),
     ],
     [
       'a name that cannot be derived',
       () => defineRuntimeTool({ ...base, identity: { ...base.identity, serviceName: '***' } }),
-      'Cannot derive a tool name from service "***" and action "ping": the service name has no letters or digits. Set an explicit `name`.',
+      CORE_MESSAGES.underivableName('***', 'ping', 'the service name'),
     ],
     [
       'a non-object input schema',
       () => defineRuntimeTool({ ...base, input: z.string() as any }),
-      'Tool "health_ping" (runtime tool health.ping) must have a Zod object input schema (z.object({...})); wrap a scalar or union in an object.',
+      CORE_MESSAGES.inputNotObject('health_ping', 'runtime tool health.ping'),
     ],
     [
       'a missing description',
       () => defineRuntimeTool({ ...base, description: ' ' }),
-      'Tool "health_ping" (runtime tool health.ping) needs a non-empty description.',
+      CORE_MESSAGES.noDescription('health_ping', 'runtime tool health.ping'),
     ],
     [
       'an unknown method',
       () => defineRuntimeTool({ ...base, identity: { ...base.identity, method: 'FETCH' as any } }),
-      'Tool "health_ping" (runtime tool health.ping) has method "FETCH"; use one of GET, POST, PUT, PATCH, DELETE.',
+      CORE_MESSAGES.unknownMethod('health_ping', 'runtime tool health.ping', 'FETCH'),
     ],
     [
       'an output that is not a schema',
       () => defineRuntimeTool({ ...base, output: { pong: z.boolean() } as any }),
-      'Tool "health_ping" (runtime tool health.ping) has an output that is not a Zod schema.',
+      CORE_MESSAGES.outputNotZod('health_ping', 'runtime tool health.ping'),
     ],
     [
       'a bad timeout',
       () => defineRuntimeTool({ ...base, timeoutMs: 0 }),
-      'Tool "health_ping" (runtime tool health.ping) has timeoutMs 0; use a positive number.',
+      CORE_MESSAGES.timeoutMs('health_ping', 'runtime tool health.ping', 0),
     ],
     [
       'a missing handler',
       () => defineRuntimeTool({ ...base, handler: undefined as any }),
-      'Tool "health_ping" (runtime tool health.ping) needs a handler function.',
+      CORE_MESSAGES.noHandler('health_ping', 'runtime tool health.ping'),
     ],
     [
       'a factory without a context schema',
       () => createRuntimeToolFactory({ serviceName: 'billing' } as any),
-      'Tool factory "billing" needs a Zod `context` schema.',
+      CORE_MESSAGES.factoryContext('billing'),
     ],
     [
       'a class that is not a tool class',
       () => classTools(class Plain {}),
-      'Plain is not a tool class: decorate it with @ToolFactory and its methods with @Tool.',
+      CORE_MESSAGES.notToolClass('Plain'),
     ],
     [
       'a class tool whose method is missing',
       () => createToolInvoker([NoMethod]),
-      'Tool "ghost_walk" (NoMethod.walk) has no method to call: NoMethod has no method "walk".',
+      CORE_MESSAGES.noMethod('ghost_walk', 'NoMethod.walk', 'NoMethod', 'walk'),
     ],
     [
       'something that is not a tool',
       () => createToolInvoker([{ name: 'x' } as any]),
-      'Not a tool: an object with keys name. Use defineRuntimeTool(...) or a class decorated with @ToolFactory.',
+      CORE_MESSAGES.notATool('an object with keys name'),
     ],
     [
       'an unknown disable name',
       () => defineToolRegistry({ defaults: [ping] }).disable('nope'),
-      'Tool registry disable("nope") names no default; declared: health_ping.',
+      CORE_MESSAGES.undeclaredDefault('disable', 'nope', ['health_ping']),
     ],
     [
       'an unknown replace name',
       () => defineToolRegistry({ defaults: [ping] }).replace('nope', ping),
-      'Tool registry replace("nope") names no default; declared: health_ping.',
+      CORE_MESSAGES.undeclaredDefault('replace', 'nope', ['health_ping']),
     ],
     [
       'a replacement carrying another name',
       () => defineToolRegistry({ defaults: [ping] }).replace('health_ping', getInvoice),
-      'A replacement for "health_ping" must carry that name, not "billing_get_invoice".',
+      CORE_MESSAGES.replacementName('health_ping', ['billing_get_invoice']),
     ],
     [
       'an unrepresentable schema',
       () => createToolInvoker([makeTool({ service: 'a', action: 'b', output: z.date() })]),
-      'Tool "a_b" (runtime tool a.b): its output schema cannot be expressed in JSON Schema, at output: z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+      CORE_MESSAGES.unrepresentable(
+        'Tool "a_b" (runtime tool a.b)',
+        'output',
+        'output',
+        'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()',
+      ),
     ],
   ])('%s is a ToolsConfigurationError', (_label, compose, message) => {
     let error: unknown;

@@ -5,12 +5,12 @@ import {
   createToolInvoker,
   defineRuntimeTool,
   ToolError,
-  type AfterToolCallOptions,
-  type BeforeToolCallOptions,
+  type AfterToolCallEvent,
+  type BeforeToolCallEvent,
   type InvokeOptions,
   type ToolCall,
   type ToolCallEvent,
-  type ToolErrorHookOptions,
+  type ToolErrorEvent,
   type ToolGuardContext,
   type ToolResult,
 } from '../../lib/core/index.js';
@@ -18,7 +18,7 @@ import { deferred, sleep } from '../fixtures/timing.js';
 import { makeLogger, makeTool } from './support.js';
 
 interface HarnessOptions {
-  before?: (options: BeforeToolCallOptions) => unknown;
+  before?: (options: BeforeToolCallEvent) => unknown;
   guard?: (context: ToolGuardContext) => boolean | Promise<boolean>;
   handler?: (call: ToolCall<{ n: number }, { tenantId: string }>) => unknown;
   timeoutMs?: number;
@@ -50,9 +50,9 @@ function harness(options: HarnessOptions = {}) {
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     handler: handler as any,
   });
-  const before: BeforeToolCallOptions[] = [];
-  const after: AfterToolCallOptions[] = [];
-  const errors: ToolErrorHookOptions[] = [];
+  const before: BeforeToolCallEvent[] = [];
+  const after: AfterToolCallEvent[] = [];
+  const errors: ToolErrorEvent[] = [];
   const finished: ToolCallEvent[] = [];
   const logger = makeLogger();
   const invoker = createToolInvoker([tool], {
@@ -778,7 +778,7 @@ describe('onToolError and afterToolCall', () => {
     // Fake timers fake performance.now too: the duration is exactly the time the handler took.
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
     try {
-      const after: AfterToolCallOptions[] = [];
+      const after: AfterToolCallEvent[] = [];
       const finished: ToolCallEvent[] = [];
       const tool = makeTool({
         handler: async () => {
@@ -858,7 +858,7 @@ describe('beforeToolCall', () => {
   });
 
   it('receives the raw context, merged from the resolver and the caller', async () => {
-    const seen: BeforeToolCallOptions[] = [];
+    const seen: BeforeToolCallEvent[] = [];
     const invoker = createToolInvoker([makeTool()], {
       resolveContext: () => ({ tenantId: 'ambient', requestId: 'r1' }),
       hooks: { beforeToolCall: (options) => void seen.push(options) },
@@ -883,7 +883,7 @@ describe('beforeToolCall', () => {
   });
 
   it('parses missing arguments as an empty object; hooks see what the caller sent', async () => {
-    const after = jest.fn<(options: AfterToolCallOptions) => void>();
+    const after = jest.fn<(options: AfterToolCallEvent) => void>();
     const invoker = createToolInvoker([makeTool()], { hooks: { afterToolCall: after } });
     expect(await invoker.invoke('test_run', undefined, { transport: 'MCP' })).toEqual({
       ok: true,
@@ -895,7 +895,7 @@ describe('beforeToolCall', () => {
 
 describe('handler results', () => {
   const run = async (handler: (call: ToolCall) => unknown, extra: Record<string, unknown> = {}) => {
-    const onToolError = jest.fn<(options: ToolErrorHookOptions) => void>();
+    const onToolError = jest.fn<(options: ToolErrorEvent) => void>();
     const result = await createToolInvoker([makeTool({ handler, ...extra })], {
       hooks: { onToolError },
     }).invoke('test_run', {}, { transport: 'MCP' });

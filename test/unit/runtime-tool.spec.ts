@@ -1,12 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  ToolsConfigurationError,
-  defineRuntimeTool,
-  type ToolMethod,
-} from '../../lib/core/index.js';
+import { ToolsConfigurationError, defineRuntimeTool } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { isRuntimeTool, resolveAnnotations } from '../../lib/core/runtime-tool.js';
-import { DEFAULT_TRANSPORTS } from '../../lib/core/types.js';
+import { DEFAULT_TRANSPORTS, type ToolMethod } from '../../lib/core/types.js';
 
 const base = {
   description: 'Fetch one invoice',
@@ -63,11 +60,7 @@ describe('defineRuntimeTool', () => {
   it('refuses a tool without identity with a ToolsConfigurationError naming it', () => {
     expect(() =>
       defineRuntimeTool({ ...base, name: 'invoice', identity: undefined as any }),
-    ).toThrow(
-      new ToolsConfigurationError(
-        'Tool runtime tool "invoice" has no identity: give it { serviceName, action, method }.',
-      ),
-    );
+    ).toThrow(new ToolsConfigurationError(CORE_MESSAGES.noIdentity('runtime tool "invoice"')));
   });
 
   describe('transports', () => {
@@ -89,17 +82,25 @@ describe('defineRuntimeTool', () => {
     it('refuses an empty list', () => {
       expect(() => defineRuntimeTool({ ...base, transports: [] })).toThrow(
         new ToolsConfigurationError(
-          'Tool "billing_get_invoice" (runtime tool billing.getInvoice) must be exposed on at least one transport; omit `transports` for MCP and AGENT.',
+          CORE_MESSAGES.noTransport('billing_get_invoice', 'runtime tool billing.getInvoice'),
         ),
       );
     });
 
     it('refuses an unknown transport, naming it and the known ones', () => {
       expect(() => defineRuntimeTool({ ...base, transports: ['MCP', 'HTTP' as any] })).toThrow(
-        /Tool "billing_get_invoice" .*unknown transport "HTTP"; use MCP, AGENT, CLI/,
+        CORE_MESSAGES.unknownTransport(
+          'billing_get_invoice',
+          'runtime tool billing.getInvoice',
+          'HTTP',
+        ),
       );
       expect(() => defineRuntimeTool({ ...base, transports: ['mcp' as any] })).toThrow(
-        /unknown transport "mcp"/,
+        CORE_MESSAGES.unknownTransport(
+          'billing_get_invoice',
+          'runtime tool billing.getInvoice',
+          'mcp',
+        ),
       );
     });
   });
@@ -114,8 +115,7 @@ describe('defineRuntimeTool', () => {
     ])('refuses %s, naming the tool', (_label, input) => {
       expect(() => defineRuntimeTool({ ...base, input: input as any })).toThrow(
         new ToolsConfigurationError(
-          'Tool "billing_get_invoice" (runtime tool billing.getInvoice) must have a Zod object input schema ' +
-            '(z.object({...})); wrap a scalar or union in an object.',
+          CORE_MESSAGES.inputNotObject('billing_get_invoice', 'runtime tool billing.getInvoice'),
         ),
       );
     });
@@ -167,7 +167,10 @@ describe('defineRuntimeTool', () => {
         defineRuntimeTool({ ...base, present: { mcp: () => ({ content: [] }) } } as any),
       ).toThrow(
         new ToolsConfigurationError(
-          'Tool "billing_get_invoice" (runtime tool billing.getInvoice) has presenters but no output schema to present.',
+          CORE_MESSAGES.presentersWithoutOutput(
+            'billing_get_invoice',
+            'runtime tool billing.getInvoice',
+          ),
         ),
       );
     });
@@ -188,40 +191,50 @@ describe('defineRuntimeTool', () => {
   describe('other refusals', () => {
     it('refuses a missing identity', () => {
       expect(() => defineRuntimeTool({ ...base, name: 'x', identity: undefined as any })).toThrow(
-        /has no identity: give it \{ serviceName, action, method \}/,
+        CORE_MESSAGES.noIdentity('runtime tool "x"'),
       );
     });
 
     it('refuses an unknown method, listing the valid ones', () => {
       expect(() =>
         defineRuntimeTool({ ...base, identity: { ...base.identity, method: 'FETCH' as any } }),
-      ).toThrow(/has method "FETCH"; use one of GET, POST, PUT, PATCH, DELETE/);
+      ).toThrow(
+        CORE_MESSAGES.unknownMethod(
+          'billing_get_invoice',
+          'runtime tool billing.getInvoice',
+          'FETCH',
+        ),
+      );
     });
 
     it.each(['', '   ', undefined])('refuses the description %p', (description) => {
       expect(() => defineRuntimeTool({ ...base, description: description as any })).toThrow(
-        /needs a non-empty description/,
+        CORE_MESSAGES.noDescription('billing_get_invoice', 'runtime tool billing.getInvoice'),
       );
     });
 
     it('refuses a missing handler', () => {
       expect(() => defineRuntimeTool({ ...base, handler: undefined as any })).toThrow(
-        /needs a handler function/,
+        CORE_MESSAGES.noHandler('billing_get_invoice', 'runtime tool billing.getInvoice'),
       );
     });
 
     it('refuses an output or context that is not a Zod schema', () => {
       expect(() => defineRuntimeTool({ ...base, output: { id: 'string' } as any })).toThrow(
-        /has an output that is not a Zod schema/,
+        CORE_MESSAGES.outputNotZod('billing_get_invoice', 'runtime tool billing.getInvoice'),
       );
       expect(() => defineRuntimeTool({ ...base, context: { id: 'string' } as any })).toThrow(
-        /has a context that is not a Zod schema/,
+        CORE_MESSAGES.contextNotZod('billing_get_invoice', 'runtime tool billing.getInvoice'),
       );
     });
 
     it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])('refuses timeoutMs %p', (timeoutMs) => {
       expect(() => defineRuntimeTool({ ...base, timeoutMs })).toThrow(
-        /has timeoutMs .*; use a positive number/,
+        CORE_MESSAGES.timeoutMs(
+          'billing_get_invoice',
+          'runtime tool billing.getInvoice',
+          timeoutMs,
+        ),
       );
     });
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { ToolsConfigurationError, createToolInvoker } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { describeTool } from '../../lib/core/manifest.js';
 import {
   isObjectSchema,
@@ -72,15 +73,23 @@ describe('toJsonSchema', () => {
   it('refuses a part JSON Schema cannot express, with the path, and caches nothing for it', () => {
     const schema = z.object({ at: z.date() });
     const refusal = new ToolsConfigurationError(
-      'This output schema cannot be expressed in JSON Schema, at output.at: ' +
-        'z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+      CORE_MESSAGES.unrepresentable(
+        undefined,
+        'output',
+        'output.at',
+        'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()',
+      ),
     );
     expect(() => toJsonSchema(schema, 'output')).toThrow(refusal);
     expect(() => toJsonSchema(schema, 'output')).toThrow(refusal);
     expect(() => toJsonSchema(schema, 'output', 'Tool "x" (here)')).toThrow(
       new ToolsConfigurationError(
-        'Tool "x" (here): its output schema cannot be expressed in JSON Schema, at output.at: ' +
-          'z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+        CORE_MESSAGES.unrepresentable(
+          'Tool "x" (here)',
+          'output',
+          'output.at',
+          'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()',
+        ),
       ),
     );
   });
@@ -90,8 +99,12 @@ describe('toJsonSchema', () => {
     expect(toJsonSchema(schema, 'input').properties).toEqual({ length: { type: 'string' } });
     expect(() => toJsonSchema(schema, 'output')).toThrow(
       new ToolsConfigurationError(
-        "This output schema cannot be expressed in JSON Schema, at output.length: a transform's output " +
-          'has no JSON Schema form; end it with .pipe(<schema of its result>).',
+        CORE_MESSAGES.unrepresentable(
+          undefined,
+          'output',
+          'output.length',
+          "a transform's output has no JSON Schema form; end it with .pipe(<schema of its result>)",
+        ),
       ),
     );
   });
@@ -119,7 +132,12 @@ describe('MCP profile checks at composition', () => {
   const owner = 'Tool "events_create" (runtime tool events.create)';
   const refusal = (io: 'input' | 'output', path: string, reason: string) =>
     new ToolsConfigurationError(
-      `${owner}: its ${io} schema cannot be expressed in JSON Schema, at ${io}${path.startsWith('[') ? '' : '.'}${path}: ${reason}.`,
+      CORE_MESSAGES.unrepresentable(
+        owner,
+        io,
+        `${io}${path.startsWith('[') ? '' : '.'}${path}`,
+        reason,
+      ),
     );
   const compose = (overrides: Record<string, unknown>) => () =>
     createToolInvoker([makeTool({ service: 'events', action: 'create', ...overrides })]);
@@ -193,8 +211,12 @@ describe('MCP profile checks at composition', () => {
     );
     expect(compose({ output: z.void() })).toThrow(
       new ToolsConfigurationError(
-        `${owner}: its output schema cannot be expressed in JSON Schema, at output: ` +
-          'z.void() has no JSON Schema form; omit the output schema or use z.null().',
+        CORE_MESSAGES.unrepresentable(
+          owner,
+          'output',
+          'output',
+          'z.void() has no JSON Schema form; omit the output schema or use z.null()',
+        ),
       ),
     );
   });
@@ -262,8 +284,12 @@ describe('MCP profile checks at composition', () => {
       }),
     ).toThrow(
       new ToolsConfigurationError(
-        `${owner}: its output schema cannot be expressed in JSON Schema, at output.(key): ` +
-          "a transform's output has no JSON Schema form; end it with .pipe(<schema of its result>).",
+        CORE_MESSAGES.unrepresentable(
+          owner,
+          'output',
+          'output.(key)',
+          "a transform's output has no JSON Schema form; end it with .pipe(<schema of its result>)",
+        ),
       ),
     );
   });
@@ -288,8 +314,12 @@ describe('MCP profile checks at composition', () => {
     });
     expect(() => createToolInvoker([EventTools])).toThrow(
       new ToolsConfigurationError(
-        'Tool "events_create" (EventTools.create): its input schema cannot be expressed in JSON Schema, ' +
-          'at input.when: z.date() has no JSON Schema form; use z.iso.datetime() or z.string().',
+        CORE_MESSAGES.unrepresentable(
+          'Tool "events_create" (EventTools.create)',
+          'input',
+          'input.when',
+          'z.date() has no JSON Schema form; use z.iso.datetime() or z.string()',
+        ),
       ),
     );
   });

@@ -13,9 +13,11 @@ import {
   type ToolGuard,
   type ToolPrincipal,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { Tool, ToolFactory } from '../../lib/index.js';
 import { classTools } from '../../lib/core/tool-class.js';
 import { runCliCommand, type CliCommand } from '../../lib/cli/cli-commands.js';
+import { catalogInvoker } from '../../lib/core/catalog-invoker.js';
 
 const handler = jest.fn(() => ({ done: true }));
 const voidInvoice = defineRuntimeTool({
@@ -95,7 +97,11 @@ describe('tool scopes', () => {
     } as const;
     expect(() => defineRuntimeTool({ ...declaration, scopes: ['billing write'] })).toThrow(
       new ToolsConfigurationError(
-        'Tool "billing_void_invoice" (runtime tool billing.void_invoice) has scope "billing write"; a scope is printable ASCII without spaces, quotes or backslashes.',
+        CORE_MESSAGES.scope(
+          'billing_void_invoice',
+          'runtime tool billing.void_invoice',
+          'billing write',
+        ),
       ),
     );
   });
@@ -210,8 +216,8 @@ describe('tool scopes', () => {
 
   it('filter what a caller sees listed by the scopes its principal holds', async () => {
     const invoker = createToolInvoker([voidInvoice, ping]);
-    expect(invoker.filtersListing('MCP')).toBe(true);
-    expect(invoker.filtersListing('CLI')).toBe(false);
+    expect(catalogInvoker(invoker).catalog.filtersListing('MCP')).toBe(true);
+    expect(catalogInvoker(invoker).catalog.filtersListing('CLI')).toBe(false);
     const names = async (context: Record<string, unknown>) =>
       (await invoker.visible('MCP', { context })).map((tool) => tool.name);
     expect(await names({})).toEqual(['health_ping']);

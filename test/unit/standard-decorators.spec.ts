@@ -6,9 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { Tool, ToolFactory, ToolsConfigurationError, UseToolGuards } from '../../lib/index.js';
-
-const hint =
-  'was applied as a standard decorator: compile with "experimentalDecorators": true (and "emitDecoratorMetadata": true), as Nest needs, and check that your tsconfig includes this file.';
+import { MESSAGES } from '../../lib/nest/tools.messages.js';
 
 describe('standard decorators', () => {
   const method = function get() {};
@@ -29,6 +27,6 @@ describe('standard decorators', () => {
       () => (UseToolGuards({ canActivate: () => true }) as any)(Tools, { kind: 'class' }),
     ],
   ])('%s refuses with how to compile', (name, apply) => {
-    expect(apply).toThrow(new ToolsConfigurationError(`${name} ${hint}`));
+    expect(apply).toThrow(new ToolsConfigurationError(MESSAGES.standardDecorator(name.slice(1))));
   });
 });

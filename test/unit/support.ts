@@ -1,11 +1,7 @@
 import { jest } from '@jest/globals';
 import { z } from 'zod';
-import {
-  defineRuntimeTool,
-  type RuntimeTool,
-  type ToolLogger,
-  type ToolMethod,
-} from '../../lib/core/index.js';
+import { defineRuntimeTool, type RuntimeTool, type ToolLogger } from '../../lib/core/index.js';
+import type { ToolMethod } from '../../lib/core/types.js';
 
 /** A small runtime tool: `<service>_<action>` with an open object input unless one is given. */
 export function makeTool(

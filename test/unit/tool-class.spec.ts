@@ -8,6 +8,7 @@ import {
   type ToolGuard,
   type ToolGuardContext,
 } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import {
   classTools,
   defineToolClass,
@@ -114,9 +115,7 @@ describe('defineToolClass and classTools', () => {
   it('refuses a class without metadata with a message that says how to fix it', () => {
     class Plain {}
     expect(() => classTools(Plain)).toThrow(
-      new ToolsConfigurationError(
-        'Plain is not a tool class: decorate it with @ToolFactory and its methods with @Tool.',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.notToolClass('Plain')),
     );
   });
 
@@ -160,10 +159,7 @@ describe('defineToolClass and classTools', () => {
       ],
     });
     expect(() => createToolInvoker([Bad])).toThrow(
-      new ToolsConfigurationError(
-        'Tool "bad_run" (Bad.run) must have a Zod object input schema (z.object({...})); ' +
-          'wrap a scalar or union in an object.',
-      ),
+      new ToolsConfigurationError(CORE_MESSAGES.inputNotObject('bad_run', 'Bad.run')),
     );
   });
 });
@@ -215,7 +211,7 @@ describe('an invoker over a tool class', () => {
     });
     expect(() => createToolInvoker([Missing])).toThrow(
       new ToolsConfigurationError(
-        'Tool "missing_nope" (Missing.nope) has no method to call: Missing has no method "nope".',
+        CORE_MESSAGES.noMethod('missing_nope', 'Missing.nope', 'Missing', 'nope'),
       ),
     );
   });
@@ -334,7 +330,7 @@ describe('an invoker over a tool class', () => {
     const { InvoiceTools } = invoiceClass();
     expect(() => createToolInvoker([InvoiceTools], { bind: () => ({}) as any })).toThrow(
       new ToolsConfigurationError(
-        'Tool "billing_get_invoice" (InvoiceTools.get) has no method to call.',
+        CORE_MESSAGES.noBoundHandler('billing_get_invoice', 'InvoiceTools.get'),
       ),
     );
   });

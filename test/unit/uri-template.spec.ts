@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { UriTemplate as SdkUriTemplate } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
 import { ToolsConfigurationError } from '../../lib/core/index.js';
+import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { MAX_TEMPLATE_URI_LENGTH, UriTemplate } from '../../lib/core/uri-template.js';
 
 /**
@@ -355,7 +356,7 @@ describe('UriTemplate: fixed examples', () => {
   it('refuses an unclosed expression with a ToolsConfigurationError', () => {
     expect(() => new UriTemplate('kb://{slug')).toThrow(ToolsConfigurationError);
     expect(() => new UriTemplate('kb://{slug')).toThrow(
-      'URI template "kb://{slug" has an unclosed "{".',
+      CORE_MESSAGES.unclosedExpression('kb://{slug'),
     );
     expect(() => new SdkUriTemplate('kb://{slug')).toThrow();
   });

@@ -82,7 +82,7 @@ const tasksMode = tasksModeFromEnv();
  * The endpoint's `tasks` and `bus` options for the store `mode` names. Every connection of the
  * bench is one caller, whose live tasks may number as many as the connections.
  */
-async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpEndpointOptions>> {
+async function taskEndpoint(mode: TasksMode): Promise<Partial<Toolwright.McpOptions>> {
   const polling = { pollIntervalMs: TASK_POLL_INTERVAL_MS, maxLiveTasks: 10_000 };
   const caller = { identify: () => 'bench' };
   if (mode === 'memory') {

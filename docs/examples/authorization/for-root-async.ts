@@ -21,17 +21,19 @@ export class SettingsModule {}
   imports: [
     ToolsModule.forRootAsync({
       registry: defineToolRegistry({ defaults: [InvoiceTools] }),
-      // The endpoint's shape is decided before DI runs...
+      // The endpoint's options may be given here, before DI runs...
       mcp: { serverInfo: { name: 'billing', version: '1.0.0' } },
-      // ...its sign-in may come from configuration: `mcpAuth`, the same options as `mcp.auth`.
+      // ...and from configuration: the factory's `mcp` is laid over them.
       imports: [SettingsModule],
       inject: [AuthSettings],
       useFactory: (settings: AuthSettings) => ({
         context: CallerFromToken,
-        mcpAuth: {
-          issuers: settings.getOrThrow('OAUTH_ISSUER'),
-          resource: settings.getOrThrow('MCP_URL'),
-          scopesSupported: ['billing:read', 'billing:write'],
+        mcp: {
+          auth: {
+            issuers: settings.getOrThrow('OAUTH_ISSUER'),
+            resource: settings.getOrThrow('MCP_URL'),
+            scopesSupported: ['billing:read', 'billing:write'],
+          },
         },
       }),
     }),

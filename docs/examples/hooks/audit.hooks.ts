@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   mapHttpException,
   ToolError,
-  type AfterToolCallOptions,
-  type BeforeToolCallOptions,
-  type ToolErrorHookOptions,
+  type AfterToolCallEvent,
+  type BeforeToolCallEvent,
+  type ToolErrorEvent,
   type ToolHooks,
 } from 'toolwright';
 
@@ -15,7 +15,7 @@ export class AuditHooks implements ToolHooks {
   readOnly = process.env.READ_ONLY === 'true';
 
   /** May refuse a call by throwing, or return a plain object to replace the arguments. */
-  beforeToolCall({ name, args, call }: BeforeToolCallOptions) {
+  beforeToolCall({ name, args, call }: BeforeToolCallEvent) {
     if (this.readOnly && !name.includes('_list_') && !name.includes('_get_')) {
       throw new ToolError('SERVICE_UNAVAILABLE', { message: 'Read-only maintenance window.' });
     }
@@ -25,7 +25,7 @@ export class AuditHooks implements ToolHooks {
   }
 
   /** Exactly once per call that found its tool, whatever happened. */
-  afterToolCall({ name, call, result, durationMs }: AfterToolCallOptions) {
+  afterToolCall({ name, call, result, durationMs }: AfterToolCallEvent) {
     const outcome = result.ok ? 'ok' : result.error.code;
     this.logger.log(
       `${name} ${call.transport}/${call.source} ${outcome} ${durationMs.toFixed(1)}ms`,
@@ -38,7 +38,7 @@ export class AuditHooks implements ToolHooks {
    * toolwright already logs once with its stack (`logUnexpectedErrors`), wherever it was thrown
    * — a `beforeToolCall` hook included, whose throws never reach this hook — so not here.
    */
-  onToolError({ name, call, error }: ToolErrorHookOptions) {
+  onToolError({ name, call, error }: ToolErrorEvent) {
     const refusal = refusalOf(error);
     if (refusal) {
       this.logger.warn(`${name} (call ${call.id}) refused: ${refusal.code} ${refusal.message}`);

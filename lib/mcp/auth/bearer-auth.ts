@@ -40,7 +40,7 @@ import {
  *       scopesSupported: ['billing:read', 'billing:write'],
  *     },
  *   },
- * })
+ * });
  */
 export interface McpAuthOptions {
   /** The authorization server(s) whose tokens are accepted: their issuer identifiers. */
@@ -85,8 +85,6 @@ export interface McpAuthOptions {
 /** Why a request was refused, and the HTTP answer that says so. */
 type Refusal = Response;
 
-const principals = new WeakMap<object, AuthInfo>();
-
 /**
  * Signs requests in: verifies the bearer token of a request to the MCP route and answers the
  * refusals, serves the protected resource metadata, and builds the step-up challenge. The
@@ -101,6 +99,10 @@ export class McpBearerAuth {
   private readonly requiredScopes: string[];
   private readonly maxTokenBytes: number;
   private readonly verified?: VerifiedTokens;
+  /** The `AuthInfo` verified for each request, by its Node request. */
+  private readonly signedIn = new WeakMap<object, AuthInfo>();
+  /** The principal of each verified `AuthInfo`: a remembered token's serves many requests. */
+  private readonly principals = new WeakMap<AuthInfo, ToolPrincipal>();
 
   constructor(private readonly options: McpAuthOptions) {
     const issuers = [options.issuers].flat();
@@ -217,7 +219,7 @@ export class McpBearerAuth {
     const key = this.resource ? header : `${resource.href} ${header}`;
     const known = this.verified?.get(key);
     if (known) {
-      remember(request, known);
+      this.remember(request, known);
       return known;
     }
     return this.verify(request, header, key, resource);
@@ -255,7 +257,7 @@ export class McpBearerAuth {
         resourceMetadataUrl,
         expectedResource: resource,
       });
-      remember(request, auth);
+      this.remember(request, auth);
       this.verified?.set(key, auth);
       return auth;
     } catch (error) {
@@ -329,6 +331,25 @@ export class McpBearerAuth {
       authorization_servers: [...this.issuers],
     };
     return Response.json(document, { headers: answer.headers });
+  }
+
+  /** The `AuthInfo` this sign-in verified for a request, if it did. */
+  verifiedAuth(request: HttpRequestLike | undefined): AuthInfo | undefined {
+    return request && this.signedIn.get(request.raw ?? request);
+  }
+
+  /** The principal a verified token gives the calls of its request (no token in it). */
+  principalOf(auth: AuthInfo): ToolPrincipal {
+    let principal = this.principals.get(auth);
+    if (!principal) this.principals.set(auth, (principal = toPrincipal(auth)));
+    return principal;
+  }
+
+  /** Keeps a request's verified `AuthInfo`, and sets it as `request.auth` as the SDK does. */
+  private remember(request: HttpRequestLike, auth: AuthInfo): void {
+    this.signedIn.set(request.raw ?? request, auth);
+    (request as { auth?: AuthInfo }).auth = auth;
+    if (request.raw) (request.raw as { auth?: AuthInfo }).auth = auth;
   }
 
   private unauthenticated(resourceMetadataUrl: string): Response {
@@ -420,27 +441,6 @@ function resourceFromMetadataUrl(request: Request): URL {
   resource.pathname = url.pathname.replace(/^\/\.well-known\/oauth-protected-resource/, '') || '/';
   return resource;
 }
-
-function remember(request: HttpRequestLike, auth: AuthInfo): void {
-  principals.set(request.raw ?? request, auth);
-  (request as { auth?: AuthInfo }).auth = auth;
-  if (request.raw) (request.raw as { auth?: AuthInfo }).auth = auth;
-}
-
-/** The `AuthInfo` toolwright verified for a request, if it did. */
-export function verifiedAuth(request: HttpRequestLike | undefined): AuthInfo | undefined {
-  return request && principals.get(request.raw ?? request);
-}
-
-/** The principal a verified token gives the calls of its request (no token in it). */
-export function principalFromAuth(auth: AuthInfo): ToolPrincipal {
-  // A remembered token's AuthInfo serves many requests: its principal is built once.
-  let principal = principalsOfAuth.get(auth);
-  if (!principal) principalsOfAuth.set(auth, (principal = toPrincipal(auth)));
-  return principal;
-}
-
-const principalsOfAuth = new WeakMap<AuthInfo, ToolPrincipal>();
 
 function toPrincipal(auth: AuthInfo): ToolPrincipal {
   const extra = auth.extra ?? {};

@@ -9,12 +9,7 @@ import { CLI_EXIT_CODES, CliUsageError, cliUsage } from '../../cli/cli-usage.js'
 import { StderrLogger } from '../stderr.logger.js';
 import { ToolInvoker } from '../tool-invoker.service.js';
 
-/**
- * The application module `runToolsCli` boots, as `NestFactory` takes it.
- *
- * @example
- * const module: ToolsCliModule = AppModule;
- */
+/** The application module `runToolsCli` boots, as `NestFactory` takes it. */
 export type ToolsCliModule = Parameters<typeof NestFactory.createApplicationContext>[0];
 
 /**
@@ -42,7 +37,9 @@ export interface ToolsCliOptions {
    * confirmations first).
    *
    * @example
-   * await runToolsCli(AppModule, argv, { ask: async (question) => ({ action: question.kind === 'confirm' ? 'accept' : 'decline' }) });
+   * await runToolsCli(AppModule, argv, {
+   *   ask: async (question) => ({ action: question.kind === 'confirm' ? 'accept' : 'decline' }),
+   * });
    */
   ask?: ToolAsk;
   /** The arguments piped in; the keys typed for a tool's questions when it is a terminal. @default process.stdin */
@@ -76,9 +73,9 @@ function message(error: unknown): string {
  * the command with exit `2` and a message on stderr saying what to do.
  *
  * @example
- * // bin/tools.ts
+ * // tools.ts, the command line's entry point
  * import { runToolsCli } from 'toolwright';
- * import { AppModule } from '../src/app.module.js';
+ * import { AppModule } from './app.module.js';
  *
  * process.exitCode = await runToolsCli(AppModule, process.argv.slice(2), {
  *   name: 'tools',

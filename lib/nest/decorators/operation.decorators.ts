@@ -48,8 +48,15 @@ function operationMethod(name: string, options: ToolMethodOptions): MethodDecora
  * The method returns text, bytes, `{ text | blob, mimeType? }` or a list of them.
  *
  * @example
- * @Resource({ uri: 'kb://handbook', name: 'handbook', title: 'Support handbook', mimeType: 'text/markdown' })
- * handbook() { return this.articles.handbook(); }
+ * @Resource({
+ *   uri: 'kb://handbook',
+ *   name: 'handbook',
+ *   title: 'Support handbook',
+ *   mimeType: 'text/markdown',
+ * })
+ * handbook() {
+ *   return this.articles.handbook();
+ * }
  */
 export function Resource(options: ResourceOptions): MethodDecorator {
   return operationMethod('Resource', resourceDeclaration(options));
@@ -62,13 +69,19 @@ export function Resource(options: ResourceOptions): MethodDecorator {
  *
  * @example
  * @ResourceTemplate({
- *   uriTemplate: 'kb://articles/{slug}', name: 'kb-article', mimeType: 'text/markdown',
+ *   uriTemplate: 'kb://articles/{slug}',
+ *   name: 'kb-article',
+ *   mimeType: 'text/markdown',
  *   variables: z.object({ slug: z.string() }),
  *   complete: { slug: 'slugs' }, // a method of this class
  * })
- * article({ input, context }: ResourceCall<{ slug: string }, TenantContext>) { … }
+ * article({ input, context }: ResourceCall<{ slug: string }, TenantContext>) {
+ *   return this.articles.body(context.tenantId, input.slug);
+ * }
  *
- * slugs(value: string, { context }: { context: ToolContext }) { return this.articles.slugs(context.tenantId, value); }
+ * slugs(value: string, { context }: { context: ToolContext }) {
+ *   return this.articles.slugs(context.tenantId as string, value);
+ * }
  */
 export function ResourceTemplate<V extends ToolInputSchema>(
   options: ResourceTemplateOptions<V>,
@@ -85,8 +98,14 @@ export function ResourceTemplate<V extends ToolInputSchema>(
  * returns one user text, the messages, or `{ description, messages }`.
  *
  * @example
- * @Prompt({ name: 'triage_ticket', description: 'Triage a ticket', args: z.object({ id: z.string() }) })
- * triage({ input }: ToolCall<{ id: string }>) { return `Triage ticket ${input.id}.`; }
+ * @Prompt({
+ *   name: 'triage_ticket',
+ *   description: 'Triage a ticket',
+ *   args: z.object({ id: z.string() }),
+ * })
+ * triage({ input }: ToolCall<{ id: string }>) {
+ *   return `Triage ticket ${input.id}.`;
+ * }
  */
 export function Prompt<A extends ToolInputSchema>(options: PromptOptions<A>): MethodDecorator {
   return operationMethod(

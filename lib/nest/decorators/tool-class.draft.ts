@@ -3,7 +3,7 @@ import {
   type ToolClassOptions,
   type ToolMethodOptions,
 } from '../../core/tool-class.js';
-import { ToolsConfigurationError } from '../../core/errors.js';
+import { MESSAGES, ToolsConfigurationError } from '../tools.messages.js';
 import type { Class } from '../../core/types.js';
 
 /**
@@ -14,10 +14,7 @@ import type { Class } from '../../core/types.js';
  */
 export function assertLegacyDecorator(name: string, second: unknown): void {
   if (typeof second === 'object' && second !== null && 'kind' in second) {
-    throw new ToolsConfigurationError(
-      `@${name} was applied as a standard decorator: compile with "experimentalDecorators": true ` +
-        `(and "emitDecoratorMetadata": true), as Nest needs, and check that your tsconfig includes this file.`,
-    );
+    throw new ToolsConfigurationError(MESSAGES.standardDecorator(name));
   }
 }
 

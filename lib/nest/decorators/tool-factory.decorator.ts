@@ -7,12 +7,21 @@ import { assertLegacyDecorator, draftOf, publish } from './tool-class.draft.js';
  * and in a module's `providers`.
  *
  * @example
- * @ToolFactory({ serviceName: 'billing', scope: 'tenant', context: z.object({ tenantId: z.string() }) })
+ * @ToolFactory({
+ *   serviceName: 'billing',
+ *   scope: 'tenant',
+ *   context: z.object({ tenantId: z.string() }),
+ * })
  * @Injectable()
  * export class InvoiceTools {
  *   constructor(private readonly invoices: InvoicesService) {}
  *
- *   @Tool({ action: 'getInvoice', method: 'GET', description: 'Fetch one invoice', input: z.object({ id: z.string() }) })
+ *   @Tool({
+ *     action: 'getInvoice',
+ *     method: 'GET',
+ *     description: 'Fetch one invoice',
+ *     input: z.object({ id: z.string() }),
+ *   })
  *   get({ input, context }: ToolCall<{ id: string }, { tenantId: string }>) {
  *     return this.invoices.find(context.tenantId, input.id);
  *   }

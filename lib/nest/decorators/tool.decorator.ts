@@ -7,8 +7,15 @@ import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
  * container built. The name is `snake_case(serviceName)_snake_case(action)` unless `name` is set.
  *
  * @example
- * @Tool({ action: 'voidInvoice', method: 'DELETE', description: 'Void an invoice', input: z.object({ id: z.string() }) })
- * void({ input, context }: ToolCall<{ id: string }, BillingContext>) { … }
+ * @Tool({
+ *   action: 'voidInvoice',
+ *   method: 'DELETE',
+ *   description: 'Void an invoice',
+ *   input: z.object({ id: z.string() }),
+ * })
+ * void({ input, context }: ToolCall<{ id: string }, BillingContext>) {
+ *   return { voided: input.id, tenantId: context.tenantId };
+ * }
  */
 export function Tool(options: ToolMethodOptions): MethodDecorator {
   return (target, key) => {

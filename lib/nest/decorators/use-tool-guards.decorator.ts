@@ -8,8 +8,15 @@ import { assertLegacyDecorator, draftOf, publish } from './tool-class.draft.js';
  *
  * @example
  * @UseToolGuards(AdminOnlyGuard)
- * @Tool({ action: 'purge', method: 'DELETE', description: 'Delete every invoice', input: z.object({}) })
- * purge() { … }
+ * @Tool({
+ *   action: 'purge',
+ *   method: 'DELETE',
+ *   description: 'Delete every invoice',
+ *   input: z.object({}),
+ * })
+ * purge() {
+ *   return { purged: true };
+ * }
  */
 export function UseToolGuards(...guards: (ToolGuard | Class<ToolGuard>)[]) {
   return (target: object, key?: string | symbol): void => {

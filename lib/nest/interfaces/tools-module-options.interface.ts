@@ -1,13 +1,10 @@
+import type { ConfigurableModuleAsyncOptions } from '@nestjs/common';
 import type { ErrorMapper } from '../../core/errors.js';
 import type { ToolGuard, ToolHooks, UnexpectedErrorLevel } from '../../core/hooks.js';
 import type { ToolCollection } from '../../core/registry.js';
 import type { ToolTelemetryOptions } from '../../core/telemetry.js';
 import type { Class, ToolContext } from '../../core/types.js';
-import type { InstanceBus } from '../../core/instance-bus.js';
-import type { McpRequestStateOptions } from '../../mcp/asking.js';
-import type { McpTaskOptions } from '../../mcp/tasks.js';
-import type { McpAuthOptions } from '../../mcp/auth/bearer-auth.js';
-import type { McpOptions } from '../mcp/mcp-options.js';
+import type { McpFactoryOptions, McpOptions } from '../mcp/mcp-options.js';
 
 /**
  * Turns the current HTTP request into a call's context. Implement it on an injectable class to
@@ -30,9 +27,33 @@ export type ToolContextSource =
   ((request: any) => ToolContext | Promise<ToolContext>) | Class<ToolContextResolver>;
 
 /**
- * The options of `ToolsModule` that may come from DI (`forRootAsync`'s factory returns these).
+ * The options of `ToolsModule.forRoot`. `forRootAsync` takes those that shape the module before DI
+ * runs directly, and the others from its factory ({@link ToolsModuleFactoryOptions}).
  */
 export interface ToolsModuleOptions {
+  /** The tools to mount: a registry builder, its `build()` result, or a list of tools and tool classes. */
+  registry: ToolCollection;
+  /** Register the module globally, so `ToolInvoker` can be injected anywhere. @default true */
+  isGlobal?: boolean;
+  /**
+   * Capture the current request on every route so tool calls see it: a Fastify `onRequest`
+   * hook, or on Express a middleware ahead of the application's Nest middleware. Set `false` to
+   * apply `ToolRequestMiddleware` yourself (on the routes, and in the order, you choose).
+   * @default true
+   */
+  mountMiddleware?: boolean;
+  /**
+   * The MCP endpoint: options, or `false` to mount nothing (an application controller may then
+   * extend `McpEndpoint`). @default { path: '/mcp' }
+   */
+  mcp?: McpOptions | false;
+  /**
+   * Register `ToolErrorFilter` globally: a `ToolError` that reaches Nest's exception layer on an
+   * HTTP route (say, from `invokeOrThrow` in a controller) is answered with its status and the
+   * failure envelope instead of a 500. `false` when the application answers `ToolError`s itself.
+   * @default true
+   */
+  toolErrorFilter?: boolean;
   /** How a call's context is pulled from the current request. Outside a request only the caller's explicit context exists. */
   context?: ToolContextSource;
   /** Hook objects or injectable hook classes, run in order on every call. */
@@ -61,48 +82,6 @@ export interface ToolsModuleOptions {
    */
   logUnexpectedErrors?: UnexpectedErrorLevel;
   /**
-   * The MCP endpoint's sign-in, when it comes from DI (`forRootAsync`'s factory, say from
-   * `ConfigService`); the same as `mcp.auth`, which `forRoot` takes. Set one of them.
-   *
-   * @example
-   * ToolsModule.forRootAsync({
-   *   registry,
-   *   inject: [ConfigService],
-   *   useFactory: (config: ConfigService) => ({
-   *     mcpAuth: { issuers: config.getOrThrow('OAUTH_ISSUER'), resource: config.getOrThrow('MCP_URL') },
-   *   }),
-   * })
-   */
-  mcpAuth?: McpAuthOptions;
-  /**
-   * The sealed state of the MCP endpoint's multi round-trip input, when its key comes from DI;
-   * the same as `mcp.requestState`, which `forRoot` takes. Set one of them.
-   *
-   * @example
-   * useFactory: (config: ConfigService) => ({ mcpRequestState: { key: config.getOrThrow('MCP_STATE_KEY') } })
-   */
-  mcpRequestState?: McpRequestStateOptions;
-  /**
-   * What the MCP endpoint shares across instances, when it comes from DI; the same as
-   * `mcp.bus`, which `forRoot` takes. Set one of them.
-   *
-   * @example
-   * useFactory: (config: ConfigService) => {
-   *   const redis = new Redis(config.getOrThrow('REDIS_URL'));
-   *   redis.on('error', (error) => logger.warn(`Redis: ${error.message}`));
-   *   return { mcpBus: new RedisInstanceBus({ redis }) };
-   * }
-   */
-  mcpBus?: InstanceBus;
-  /**
-   * How the MCP endpoint keeps tasks, when the store comes from DI; the same as `mcp.tasks`,
-   * which `forRoot` takes. Set one of them.
-   *
-   * @example
-   * useFactory: (redis: Redis) => ({ mcpTasks: { store: new RedisTaskStore({ redis }) } })
-   */
-  mcpTasks?: McpTaskOptions;
-  /**
    * Run the application's global enhancers (`APP_GUARD`, `useGlobalInterceptors()`, …) on tool
    * calls too, besides those declared on tool classes and methods with `@UseGuards`,
    * `@UseInterceptors`, `@UsePipes` and `@UseFilters`. @default false
@@ -114,7 +93,7 @@ export interface ToolsModuleOptions {
    * application registers an OpenTelemetry SDK; `false` turns them off. See docs/observability.md.
    *
    * @example
-   * ToolsModule.forRoot({ registry, telemetry: { recordArguments: true } })
+   * ToolsModule.forRoot({ registry, telemetry: { recordArguments: true } });
    */
   telemetry?: ToolTelemetryOptions | false;
   /**
@@ -122,34 +101,47 @@ export interface ToolsModuleOptions {
    * while it is not read-only (some assistant directories require them). @default false
    *
    * @example
-   * ToolsModule.forRoot({ registry, lintAnnotations: true })
+   * ToolsModule.forRoot({ registry, lintAnnotations: true });
    */
   lintAnnotations?: boolean;
 }
 
-/** Options of `ToolsModule` decided before DI runs: `forRoot` and `forRootAsync` both take them. */
-export interface ToolsModuleExtras {
-  /** The tools to mount: a registry builder, its `build()` result, or a list of tools and tool classes. */
-  registry: ToolCollection;
-  /** Register the module globally, so `ToolInvoker` can be injected anywhere. @default true */
-  isGlobal?: boolean;
+/**
+ * The options that shape the module before DI runs, so are known when it is defined:
+ * `forRootAsync` takes them directly, never from its factory.
+ */
+export type ToolsModuleStaticOptions = Pick<
+  ToolsModuleOptions,
+  'registry' | 'isGlobal' | 'mountMiddleware' | 'mcp' | 'toolErrorFilter'
+>;
+
+/**
+ * What `forRootAsync`'s factory (or the `createToolsOptions()` of its `useClass`) returns: the
+ * options but those that shape the module before DI runs, and `mcp` but its routing.
+ *
+ * @example
+ * @Injectable()
+ * class ToolsOptionsFactory {
+ *   constructor(@Inject(ConfigService) private readonly config: ConfigService) {}
+ *
+ *   createToolsOptions(): ToolsModuleFactoryOptions {
+ *     return { mcp: { requestState: { key: this.config.getOrThrow('MCP_STATE_KEY') } } };
+ *   }
+ * }
+ * ToolsModule.forRootAsync({ registry, useClass: ToolsOptionsFactory });
+ */
+export type ToolsModuleFactoryOptions = Omit<ToolsModuleOptions, keyof ToolsModuleStaticOptions> & {
   /**
-   * Capture the current request on every route so tool calls see it: a Fastify `onRequest`
-   * hook, or on Express a middleware ahead of the application's Nest middleware. Set `false` to
-   * apply `ToolRequestMiddleware` yourself (on the routes, and in the order, you choose).
-   * @default true
+   * The MCP endpoint's options from DI (its sign-in, `requestState` key, bus, tasks, …), laid
+   * over the `mcp` given to `forRootAsync` directly, field by field. `mount` and `path` are
+   * given there only.
    */
-  mountMiddleware?: boolean;
-  /**
-   * The MCP endpoint: options, or `false` to mount nothing (an application controller may then
-   * extend `McpEndpoint`). @default { path: '/mcp' }
-   */
-  mcp?: McpOptions | false;
-  /**
-   * Register `ToolErrorFilter` globally: a `ToolError` that reaches Nest's exception layer on an
-   * HTTP route (say, from `invokeOrThrow` in a controller) is answered with its status and the
-   * failure envelope instead of a 500. `false` when the application answers `ToolError`s itself.
-   * @default true
-   */
-  toolErrorFilter?: boolean;
-}
+  mcp?: McpFactoryOptions;
+};
+
+/**
+ * What `forRootAsync` takes: the options that shape the module before DI runs (the whole `mcp`
+ * may be given here too), and `useFactory`, `useClass` or `useExisting` for the others.
+ */
+export type ToolsModuleAsyncOptions = ToolsModuleStaticOptions &
+  ConfigurableModuleAsyncOptions<ToolsModuleFactoryOptions, 'createToolsOptions'>;

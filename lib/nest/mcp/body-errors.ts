@@ -11,6 +11,7 @@ import {
   jsonRpcError,
   jsonRpcErrorBody,
 } from '../../mcp/http-framing.js';
+import { MESSAGES } from '../tools.messages.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
 import type { McpRoute, RouteMatching } from './mcp-route.js';
 
@@ -133,13 +134,8 @@ function installBodyLimit(
   if (adapter.getType() === 'express') {
     // The router's layers, each with the middleware it calls.
     const stack: Array<{ handle?: ExpressMiddleware }> | undefined = instance.router?.stack;
-    const fix = `app.useBodyParser('json', { limit: ${maxBodyBytes} })`;
     if (!Array.isArray(stack) || typeof adapter.useBodyParser !== 'function') {
-      logger.warn(
-        `The MCP route cannot get its own body limit on this Express adapter: bodies over the ` +
-          `application's JSON limit are refused with 413 before mcp.maxBodyBytes applies. ` +
-          `Raise it with ${fix}.`,
-      );
+      logger.warn(MESSAGES.bodyLimitUnavailable(maxBodyBytes));
       return;
     }
     const appParser = stack.find((layer) => layer?.handle?.name === 'jsonParser');

@@ -8,7 +8,10 @@ import {
  * Options of the MCP endpoint (`ToolsModule.forRoot({ mcp })`). Decided before DI runs.
  *
  * @example
- * ToolsModule.forRoot({ registry, mcp: { path: '/mcp', serverInfo: { name: 'billing', version: '1.0.0' } } })
+ * ToolsModule.forRoot({
+ *   registry,
+ *   mcp: { path: '/mcp', serverInfo: { name: 'billing', version: '1.0.0' } },
+ * });
  */
 export interface McpOptions extends McpEndpointOptions {
   /** Mount the endpoint controller. `false` when the application extends `McpEndpoint` itself. @default true */
@@ -28,7 +31,7 @@ export interface McpOptions extends McpEndpointOptions {
    */
   rawBody?: boolean;
   /**
-   * Refuse to start when the instance bus (`bus`, or `mcpBus`) cannot be reached at bootstrap:
+   * Refuse to start when the instance bus (`bus`) cannot be reached at bootstrap:
    * `app.init()` and `app.listen()` reject with a `ToolsConfigurationError`. By default the
    * application starts all the same, logs one error, and subscribes as soon as the bus answers
    * (trying again a second after each failed attempt); meanwhile what must cross instances is
@@ -36,10 +39,22 @@ export interface McpOptions extends McpEndpointOptions {
    * @default false
    *
    * @example
-   * ToolsModule.forRoot({ registry, mcp: { bus: new RedisInstanceBus({ redis }), busRequired: true } })
+   * ToolsModule.forRoot({
+   *   registry,
+   *   mcp: { bus: new RedisInstanceBus({ redis }), busRequired: true },
+   * });
    */
   busRequired?: boolean;
 }
+
+/**
+ * The `mcp` options that shape the module's routes, so are known when it is defined:
+ * `forRootAsync` takes them directly, never from its factory.
+ */
+export const MCP_ROUTING_OPTIONS = ['mount', 'path'] as const;
+
+/** The `mcp` options `forRootAsync`'s factory may return: all but the routing (`mount`, `path`). */
+export type McpFactoryOptions = Omit<McpOptions, (typeof MCP_ROUTING_OPTIONS)[number]>;
 
 /** The MCP options with every default filled in. */
 export type ResolvedMcpOptions = ResolvedMcpEndpointOptions & {
@@ -58,5 +73,20 @@ export function resolveMcpOptions(mcp: McpOptions | false | undefined): Resolved
     rawBody: options.rawBody ?? false,
     busRequired: options.busRequired ?? false,
     ...resolveMcpEndpointOptions(options),
+  });
+}
+
+/**
+ * The module's MCP options: the static `mcp` with the `mcp` of `forRootAsync`'s factory laid over
+ * it, field by field (a field the factory leaves `undefined` keeps the static one).
+ */
+export function mergeMcpOptions(
+  fixed: McpOptions | false | undefined,
+  fromFactory: McpFactoryOptions,
+): ResolvedMcpOptions {
+  const given = Object.entries(fromFactory).filter(([, value]) => value !== undefined);
+  return resolveMcpOptions({
+    ...(fixed === false ? { mount: false } : fixed),
+    ...Object.fromEntries(given),
   });
 }

@@ -15,7 +15,7 @@ import {
   type HttpRequestLike,
   type HttpResponseLike,
 } from '../../mcp/http-framing.js';
-import type { ToolsModuleOptions } from '../interfaces/tools-module-options.interface.js';
+import type { ToolsModuleFactoryOptions } from '../interfaces/tools-module-options.interface.js';
 import { ToolRequestContext } from '../request-context.js';
 import { ToolInvoker } from '../tool-invoker.service.js';
 import { TOOLS_MODULE_OPTIONS } from '../tools.constants.js';
@@ -23,9 +23,8 @@ import { MCP_OPTIONS } from './mcp.constants.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
 import { MCP_AUTH } from './mcp-auth.js';
 import { detachedListener } from '../../core/detached.js';
-import { ToolsConfigurationError } from '../../core/errors.js';
 import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
-import { MESSAGES } from '../tools.messages.js';
+import { MESSAGES, ToolsConfigurationError } from '../tools.messages.js';
 
 /** How long the endpoint waits after a failed attempt to subscribe to its bus before the next. */
 const BUS_RETRY_MS = 1000;
@@ -48,7 +47,7 @@ export class McpService
     @Inject(MCP_OPTIONS) readonly options: ResolvedMcpOptions,
     @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
     @Inject(ToolRequestContext) requestContext: ToolRequestContext,
-    @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleOptions,
+    @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleFactoryOptions,
     @Inject(MCP_AUTH) auth: McpBearerAuth | null,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {
@@ -58,32 +57,9 @@ export class McpService
         return requestContext.request as HttpRequestLike | undefined;
       },
     };
-    if (options.requestState && toolsOptions.mcpRequestState) {
-      throw new ToolsConfigurationError(
-        'ToolsModule: set the MCP requestState once, in mcp.requestState or in mcpRequestState, not in both.',
-      );
-    }
-    if (options.bus && toolsOptions.mcpBus) {
-      throw new ToolsConfigurationError(
-        'ToolsModule: set the MCP bus once, in mcp.bus or in mcpBus, not in both.',
-      );
-    }
-    if (options.tasks && toolsOptions.mcpTasks) {
-      throw new ToolsConfigurationError(
-        'ToolsModule: set the MCP tasks once, in mcp.tasks or in mcpTasks, not in both.',
-      );
-    }
-    const requestState = options.requestState ?? toolsOptions.mcpRequestState;
-    const bus = options.bus ?? toolsOptions.mcpBus;
-    const tasks = options.tasks ?? toolsOptions.mcpTasks;
     this.endpoint = new McpHttpEndpoint({
       invoker,
-      options: {
-        ...options,
-        ...(requestState && { requestState }),
-        ...(bus && { bus }),
-        ...(tasks && { tasks }),
-      },
+      options,
       scope,
       ...(auth && { auth }),
       logger: {

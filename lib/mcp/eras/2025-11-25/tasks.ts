@@ -1,14 +1,10 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { TaskRecord } from '../core/task-store.js';
-import { alreadyTerminal, notFound, taskTimes, type McpTasks } from './tasks.js';
-
-/** The `tasks` capability of a 2025-11-25 server whose tools may run as tasks. */
-export const LEGACY_TASK_CAPABILITIES = Object.freeze({
-  list: {},
-  cancel: {},
-  requests: { tools: { call: {} } },
-});
+import type { TaskRecord, TaskStatus } from '../../../core/task-store.js';
+import { createdTask } from '../../sdk-workarounds.js';
+import { notFound, taskTimes, type McpTasks } from '../../tasks.js';
+import type { McpEraSettings, McpToolCallParams } from '../era.js';
+import { runTaskCall } from '../task-call.js';
 
 /** Where a 2025-era result names the task it belongs to. */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -61,6 +57,62 @@ export function registerLegacyTasks(
     if (!cancelled) throw alreadyTerminal(task.status);
     return legacyTask(task);
   });
+}
+
+/**
+ * A 2025-11-25 `tools/call` of a tool that runs as a task: with `params.task`, the task is
+ * stored and started, and its handle answered (`CreateTaskResult`); a tool that requires a
+ * task called without one, or one that runs no task called with one, gets `-32601` as the
+ * revision says. `undefined` for a plain call, which runs as usual. On this revision a tool
+ * error fails the task (its result kept).
+ */
+export async function startLegacyTask(
+  settings: McpEraSettings,
+  tasks: McpTasks,
+  server: Server,
+  params: McpToolCallParams,
+): Promise<Record<string, unknown> | undefined> {
+  const spec = settings.spec(params.name);
+  if (!spec) return undefined;
+  const support = spec.task;
+  if (params.task === undefined) {
+    if (support !== 'required') return undefined;
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `Tool "${params.name}" runs only as a task: call it with params.task.`,
+    );
+  }
+  if (support === undefined) {
+    throw new ProtocolError(
+      ProtocolErrorCode.MethodNotFound,
+      `Tool "${params.name}" does not run as a task: call it without params.task.`,
+    );
+  }
+  const task = await tasks.start(
+    await settings.owner(),
+    params.name,
+    params.task?.ttl,
+    { era: 'legacy' },
+    async (running) => {
+      const { result, isError } = await runTaskCall(
+        settings,
+        'legacy',
+        server,
+        params.arguments,
+        running,
+      );
+      return { status: isError ? 'failed' : 'completed', result };
+    },
+  );
+  return createdTask({ task: legacyTask(task) });
+}
+
+/** The 2025-11-25 `-32602` for cancelling a task that ended already. */
+export function alreadyTerminal(status: TaskStatus): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Cannot cancel task: already in terminal status '${status}'`,
+  );
 }
 
 // The SDK registers the task methods of the 2025-11-25 revision with schemas of their caller's

@@ -1,7 +1,11 @@
-import { detachedListener, ignore } from '../core/detached.js';
-import type { ToolLogger } from '../core/hooks.js';
-import type { InstanceBus } from '../core/instance-bus.js';
-import { digest } from './asking.js';
+import type { Server } from '@modelcontextprotocol/server';
+import { detachedListener, ignore } from '../../../core/detached.js';
+import type { CallerSignal } from '../../../core/handler-wait.js';
+import type { ToolLogger } from '../../../core/hooks.js';
+import type { InstanceBus } from '../../../core/instance-bus.js';
+import { digest } from '../../asking.js';
+import type { McpCallChannel } from '../../tool-surface.js';
+import type { McpCallCancellation } from '../era.js';
 
 /** Where a cancellation that reached another instance is passed on. */
 const CANCELLATIONS = 'toolwright:mcp:cancellations';
@@ -141,4 +145,80 @@ function abortOnly(entry: Entry, reason: unknown): void {
 
 function keyOf(caller: string, requestId: unknown): string {
   return `${caller}\u0000${JSON.stringify(requestId)}`;
+}
+
+/**
+ * How a 2025-era cancellation reaches a call served statelessly: the call is tracked in
+ * `calls` under its caller and request id. A channel that owns its signal's controller is
+ * tracked only once the call waits on something (no cancellation can reach it before); any
+ * other channel's signal is joined with a controller of the call's own, tracked at once.
+ */
+export function cancellableCall(
+  calls: CancellableCalls,
+  identity: () => Promise<string | undefined>,
+  channel: McpCallChannel,
+): McpCallCancellation {
+  const { requestId } = channel;
+  if (channel.controller) {
+    return new TrackedOnceWaiting(calls, identity, requestId, channel.controller, channel.signal);
+  }
+  const controller = new AbortController();
+  const untrack = calls.track(identity(), requestId, controller);
+  return new TrackedCall(untrack, AbortSignal.any([channel.signal, controller.signal]));
+}
+
+// Classes rather than closures: a call answered at once allocates no closure context here.
+
+/** A call tracked from its first wait on, with the controller its channel owns. */
+class TrackedOnceWaiting implements McpCallCancellation {
+  private untrack?: () => void;
+
+  constructor(
+    private readonly calls: CancellableCalls,
+    private readonly identity: () => Promise<string | undefined>,
+    private readonly requestId: unknown,
+    private readonly controller: Abortable,
+    readonly signal: CallerSignal,
+  ) {}
+
+  waits(): void {
+    this.untrack ??= this.calls.track(this.identity(), this.requestId, this.controller);
+  }
+
+  ended(): void {
+    this.untrack?.();
+  }
+}
+
+/** A call tracked from its start, with a controller of its own. */
+class TrackedCall implements McpCallCancellation {
+  constructor(
+    readonly ended: () => void,
+    readonly signal: CallerSignal,
+  ) {}
+
+  waits(): void {}
+}
+
+/**
+ * Hears a 2025-era `notifications/cancelled` on a request's server: it cancels the caller's
+ * call of that id, here or on the instance running it. A cancellation the bus could not take
+ * is logged.
+ */
+export function registerCancellation(
+  server: Server,
+  calls: CancellableCalls,
+  identity: () => Promise<string | undefined>,
+  logger: Pick<ToolLogger, 'error'>,
+): void {
+  server.setNotificationHandler('notifications/cancelled', async (notification) =>
+    calls
+      .cancel(await identity(), notification.params?.requestId, notification.params?.reason)
+      .catch((error: unknown) =>
+        logger.error(
+          '[toolwright] MCP: a cancellation could not be passed to the other instances:',
+          error,
+        ),
+      ),
+  );
 }

@@ -5,8 +5,12 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { TaskRecord } from '../core/task-store.js';
-import { notFound, taskTimes, type McpTasks } from './tasks.js';
+import type { TaskRecord } from '../../../core/task-store.js';
+import { elicitationParams } from '../../asking.js';
+import { createdTask, taskUpdateResponses } from '../../sdk-workarounds.js';
+import { notFound, taskTimes, type McpTasks } from '../../tasks.js';
+import type { McpEraSettings, McpToolCallParams } from '../era.js';
+import { runTaskCall } from '../task-call.js';
 
 /** The identifier of the tasks extension of the 2026-07-28 revision. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -75,8 +79,7 @@ export function registerModernTasks(
   });
   server.setRequestHandler('tasks/update', { params: TaskParams }, async ({ taskId }, ctx) => {
     if (!declaresTasks(ctx)) throw missingTasksCapability();
-    // The SDK lifts `inputResponses` out of the params, as for a multi round-trip request.
-    await tasks.answer(await owner(), taskId, ctx.mcpReq.inputResponses ?? {});
+    await tasks.answer(await owner(), taskId, taskUpdateResponses(ctx));
     return { resultType: 'complete' };
   });
   server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
@@ -84,6 +87,50 @@ export function registerModernTasks(
     await tasks.cancel(await owner(), taskId);
     return { resultType: 'complete' };
   });
+}
+
+/**
+ * A 2026-07-28 `tools/call` of a tool that runs as a task, from a client that declared the
+ * tasks extension: the task is stored and started, and its handle answered (`resultType:
+ * "task"`); its questions become the task's `inputRequests`, answered by `tasks/update`. A
+ * tool that requires a task, called by a client that did not declare the extension, gets
+ * `-32021`. `undefined` for a call that runs as usual. On this revision a tool error completes
+ * the task.
+ */
+export async function startModernTask(
+  settings: McpEraSettings,
+  tasks: McpTasks,
+  server: Server,
+  ctx: ServerContext,
+  params: McpToolCallParams,
+): Promise<Record<string, unknown> | undefined> {
+  const support = settings.spec(params.name)?.task;
+  if (support === undefined) return undefined;
+  if (!declaresTasks(ctx)) {
+    if (support === 'required') throw missingTasksCapability();
+    return undefined;
+  }
+  const task = await tasks.start(
+    await settings.owner(),
+    params.name,
+    undefined,
+    { era: 'modern' },
+    async (running) => {
+      const { result } = await runTaskCall(
+        settings,
+        'modern',
+        server,
+        params.arguments,
+        running,
+        tasks.asker(running.task, (question) => ({
+          method: 'elicitation/create',
+          params: elicitationParams(question),
+        })),
+      );
+      return { status: 'completed', result };
+    },
+  );
+  return createdTask({ resultType: 'task', ...modernTask(task) });
 }
 
 // The extension's request params (its schema, as the SDK ships none for the extension).

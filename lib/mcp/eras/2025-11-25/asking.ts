@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolAnswer, ToolQuestion } from '../core/asking.js';
-import { attempt, detached, detachedListener, ignore } from '../core/detached.js';
-import { ToolError } from '../core/errors.js';
-import type { InstanceBus } from '../core/instance-bus.js';
-import type { ToolLogger } from '../core/hooks.js';
-import { digest, elicitationParams, unansweredInTime } from './asking.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ToolAnswer, ToolAsk, ToolQuestion } from '../../../core/asking.js';
+import { attempt, detached, detachedListener, ignore } from '../../../core/detached.js';
+import { ToolError } from '../../../core/errors.js';
+import type { InstanceBus } from '../../../core/instance-bus.js';
+import type { ToolLogger } from '../../../core/hooks.js';
+import { answerOf, digest, elicitationParams, unansweredInTime } from '../../asking.js';
 
 /** The id prefix of the `elicitation/create` requests this endpoint sends. */
 const ID_PREFIX = 'tw-elicit-';
@@ -249,24 +257,102 @@ function isOurResponse(body: unknown): body is { id: string } & Record<string, u
   );
 }
 
-/** The answer in a client's response to an `elicitation/create`. */
-export function answerOf(question: ToolQuestion, message: Record<string, unknown>): ToolAnswer {
-  const result = message.result as { action?: unknown; content?: unknown } | undefined;
-  if (result === undefined) {
-    const { message: text } = (message.error ?? {}) as { message?: unknown };
-    throw new ToolError('USER_INPUT_UNAVAILABLE', {
-      message: `Tool "${question.call.name}" asked the user, and the client answered with an error${typeof text === 'string' ? `: ${text}` : ''}.`,
+/** What a 2025-era call's questions go through (see {@link legacyAsk}). */
+export interface LegacyAsking {
+  /** Questions to clients served statelessly (HTTP); `undefined` on stdio. */
+  readonly elicitation?: LegacyElicitation;
+  /** How long a question waits for its answer, in milliseconds. */
+  readonly waitMs: number;
+  readonly logger: Pick<ToolLogger, 'error'>;
+  /** Who is calling; never rejects. */
+  readonly identity: () => Promise<string | undefined>;
+}
+
+/**
+ * How a 2025-era call asks, when its client declared elicitation: over stateless HTTP through
+ * {@link LegacyElicitation} (the SDK server of the request never saw the client's
+ * `initialize`), otherwise (stdio) through the SDK's own `elicitation/create`.
+ */
+export async function legacyAsk(
+  { elicitation, waitMs, logger, identity }: LegacyAsking,
+  server: Server,
+  ctx: ServerContext,
+): Promise<ToolAsk | undefined> {
+  if (elicitation) {
+    const caller = await identity();
+    if (caller === undefined) return askingNeedsIdentity;
+    try {
+      if (!(await elicitation.canAsk(caller))) return undefined;
+    } catch (error) {
+      // Whether the client can answer is on the bus, which did not say: asking fails.
+      logger.error('[toolwright] MCP: the instance bus could not be read:', error);
+      return (question) =>
+        Promise.reject(
+          new ToolError('SERVICE_UNAVAILABLE', {
+            message: `Tool "${question.call.name}" could not ask the user: the instance bus did not answer.`,
+          }),
+        );
+    }
+    return (question, { signal }) =>
+      elicitation.ask(question, caller, signal, (message) =>
+        sendOnStream(server, message, ctx.mcpReq.id),
+      );
+  }
+  if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+  return async (question, { signal }) => {
+    try {
+      const answer = await ctx.mcpReq.elicitInput(elicitationParams(question) as never, {
+        signal,
+        timeout: waitMs,
+      });
+      return answer.action === 'accept'
+        ? { action: 'accept', content: answer.content ?? {} }
+        : { action: answer.action };
+    } catch (error) {
+      throw elicitationFailure(question, error, waitMs);
+    }
+  };
+}
+
+/**
+ * How a 2025-era question fails over HTTP when its request names no caller: its answer comes
+ * as a request of its own, which could not be told apart from another anonymous caller's.
+ */
+const askingNeedsIdentity: ToolAsk = (question) =>
+  Promise.reject(
+    new ToolError('USER_INPUT_UNAVAILABLE', {
+      message:
+        `Tool "${question.call.name}" could not ask the user: a 2025-era client answers in a ` +
+        'request of its own, and this request names no caller to match it with.',
+      hint: 'Sign callers in (mcp.auth), or say who calls with mcp.identify.',
+    }),
+  );
+
+/**
+ * Writes a message on the stream of the request `relatedRequestId` (an `elicitation/create`, a
+ * `notifications/cancelled`); rejects, never throws, once the request's server has closed.
+ */
+function sendOnStream(server: Server, message: unknown, relatedRequestId: unknown): Promise<void> {
+  const { transport } = server;
+  if (!transport) return Promise.reject(new Error('The request’s stream is closed.'));
+  return transport.send(message as never, { relatedRequestId: relatedRequestId as never });
+}
+
+/** A failed `elicitation/create` of the SDK, as the handler's question fails. */
+function elicitationFailure(question: ToolQuestion, error: unknown, waitMs: number): unknown {
+  const tool = question.call.name;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return unansweredInTime(tool, waitMs);
+  }
+  if (error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams) {
+    return new ToolError('VALIDATION_ERROR', {
+      message: `The user's answer to "${tool}" does not fit the schema it asked with.`,
     });
   }
-  const { action, content } = result ?? {};
-  if (action === 'accept') {
-    return {
-      action,
-      content: typeof content === 'object' && content !== null ? (content as never) : {},
-    };
+  if (error instanceof ProtocolError) {
+    return new ToolError('USER_INPUT_UNAVAILABLE', {
+      message: `Tool "${tool}" asked the user, and the client answered with an error: ${error.message}`,
+    });
   }
-  if (action === 'decline' || action === 'cancel') return { action };
-  throw new ToolError('BAD_REQUEST', {
-    message: `The answer to a question of "${question.call.name}" must have the action accept, decline or cancel.`,
-  });
+  return error;
 }
