@@ -22,8 +22,8 @@ export function jsonText(value: unknown): string {
 }
 
 /**
- * The one mapping of a `ToolResult` to an MCP `CallToolResult`. A success carries the JSON text
- * (or the content its `present.mcp` made, inside the call: `invoke(..., { present: 'mcp' })`) and, when the tool has an output schema,
+ * The one mapping of a `ToolResult` to an MCP `CallToolResult`. A success carries its text (a
+ * string as it is when the tool has no output schema, anything else as JSON) (or the content its `present.mcp` made, inside the call: `invoke(..., { present: 'mcp' })`) and, when the tool has an output schema,
  * `structuredContent`; a failure is `isError` with the JSON envelope
  * `{ error, message, retryable, details?, hint? }`.
  */
@@ -40,12 +40,20 @@ export function toCallToolResult(result: ToolResult, spec: ToolSpec): CallToolRe
     ? (presented.content as CallToolResult['content'])
     : data === undefined
       ? []
-      : [{ type: 'text', text: jsonText(data) }];
+      : [{ type: 'text', text: textOf(data, spec) }];
   return {
     ...(presented?._meta !== undefined && { _meta: presented._meta }),
     content,
     ...(spec.output !== undefined && { structuredContent: data as Record<string, unknown> }),
   };
+}
+
+/**
+ * The text of a result: a string as it is when the tool declares no output schema (a tool that
+ * answers text answers text), anything else as JSON.
+ */
+function textOf(data: unknown, spec: ToolSpec): string {
+  return typeof data === 'string' && spec.output === undefined ? data : jsonText(data);
 }
 
 /** The `isError` result of a call whose outcome could not be presented or written. */
