@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import {
   defineRuntimeTool,
+  type NoInput,
   type RuntimeTool,
   type RuntimeToolConfig,
   type ToolInputSchema,
@@ -36,7 +37,7 @@ export interface RuntimeToolFactory<C extends z.ZodType> {
   readonly serviceName: string;
   readonly scope?: string;
   readonly context: C;
-  define<I extends ToolInputSchema, O extends z.ZodType | undefined = undefined>(
+  define<I extends ToolInputSchema = NoInput, O extends z.ZodType | undefined = undefined>(
     config: FactoryToolConfig<I, O, C>,
   ): RuntimeTool<I, O, C>;
 }
@@ -71,7 +72,7 @@ export function createRuntimeToolFactory<C extends z.ZodType>(
     serviceName,
     scope,
     context,
-    define<I extends ToolInputSchema, O extends z.ZodType | undefined = undefined>(
+    define<I extends ToolInputSchema = NoInput, O extends z.ZodType | undefined = undefined>(
       config: FactoryToolConfig<I, O, C>,
     ): RuntimeTool<I, O, C> {
       const toolMeta = config.meta ?? meta;

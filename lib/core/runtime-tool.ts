@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { assertToolAsks, type ToolAsker, type ToolAsks } from './asking.js';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
@@ -129,7 +129,7 @@ export interface RuntimeTool<
 
 /** The options of {@link defineRuntimeTool}. */
 export interface RuntimeToolConfig<
-  I extends ToolInputSchema,
+  I extends ToolInputSchema = ToolInputSchema,
   O extends z.ZodType | undefined = undefined,
   C extends z.ZodType | undefined = undefined,
 > {
@@ -137,7 +137,8 @@ export interface RuntimeToolConfig<
   name?: string;
   description: string;
   identity: ToolIdentity;
-  input: I;
+  /** A Zod object; a tool that takes no arguments may leave it out (`z.object({})`). */
+  input?: I;
   output?: O;
   /** A schema for the call's context, parsed once per call by the runner. Usually set by a factory. */
   context?: C;
@@ -202,7 +203,7 @@ export interface ToolDeclaration {
   name?: string;
   description: string;
   identity: ToolIdentity;
-  input: unknown;
+  input?: unknown;
   output?: unknown;
   context?: unknown;
   transports?: readonly ToolTransport[];
@@ -218,6 +219,12 @@ export interface ToolDeclaration {
   _meta?: Record<string, unknown>;
 }
 
+/** The input of a tool that declares none: an empty object, so its callers send `{}`. */
+const NO_INPUT = z.object({});
+
+/** The input schema type of a tool that declares none. */
+export type NoInput = typeof NO_INPUT;
+
 /**
  * Normalises a declaration into a frozen {@link ToolSpec}: derives the name, fills transports and
  * annotations. Only refuses what makes the declaration unreadable; {@link assertToolSpec} checks the rest.
@@ -231,7 +238,7 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
     name: declaration.name ?? deriveToolName(identity.serviceName, identity.action),
     description: declaration.description,
     identity: Object.freeze({ ...identity }),
-    input: declaration.input,
+    input: declaration.input === undefined ? NO_INPUT : declaration.input,
     transports: Object.freeze([...(declaration.transports ?? DEFAULT_TRANSPORTS)]),
     annotations: resolveAnnotations(identity.method, declaration.annotations),
     origin,
@@ -344,7 +351,7 @@ export function runtimeToolOrigin(config: { name?: string; identity?: ToolIdenti
  * });
  */
 export function defineRuntimeTool<
-  I extends ToolInputSchema,
+  I extends ToolInputSchema = NoInput,
   O extends z.ZodType | undefined = undefined,
   C extends z.ZodType | undefined = undefined,
 >(config: RuntimeToolConfig<I, O, C>): RuntimeTool<I, O, C> {

@@ -36,7 +36,8 @@ export interface ToolMethodOptions {
   /** Defaults to `snake_case(serviceName)_snake_case(action)`. */
   name?: string;
   description: string;
-  input: z.ZodObject<any, any>;
+  /** A Zod object; a method that takes no arguments may leave it out (`z.object({})`). */
+  input?: z.ZodObject<any, any>;
   output?: z.ZodType;
   transports?: readonly ToolTransport[];
   annotations?: ToolAnnotations;

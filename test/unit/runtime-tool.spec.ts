@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { ToolsConfigurationError, defineRuntimeTool } from '../../lib/core/index.js';
+import {
+  ToolsConfigurationError,
+  createToolInvoker,
+  defineRuntimeTool,
+} from '../../lib/core/index.js';
 import { CORE_MESSAGES } from '../../lib/core/core.messages.js';
 import { isRuntimeTool, resolveAnnotations } from '../../lib/core/runtime-tool.js';
 import { DEFAULT_TRANSPORTS, type ToolMethod } from '../../lib/core/types.js';
@@ -111,13 +115,27 @@ describe('defineRuntimeTool', () => {
       ['a union of objects', z.union([z.object({ a: z.string() }), z.object({ b: z.string() })])],
       ['an optional object', z.object({ a: z.string() }).optional()],
       ['a plain object of schemas', { id: z.string() }],
-      ['nothing', undefined],
+      ['null', null],
     ])('refuses %s, naming the tool', (_label, input) => {
       expect(() => defineRuntimeTool({ ...base, input: input as any })).toThrow(
         new ToolsConfigurationError(
           CORE_MESSAGES.inputNotObject('billing_get_invoice', 'runtime tool billing.getInvoice'),
         ),
       );
+    });
+
+    it('takes no arguments when it declares no input: an empty object schema', async () => {
+      const { input: _none, ...withoutInput } = base;
+      const tool = defineRuntimeTool({ ...withoutInput, handler: ({ input }) => ({ input }) });
+      const invoker = createToolInvoker([tool]);
+      expect(invoker.find(tool.name, 'MCP')?.inputSchema).toMatchObject({
+        type: 'object',
+        properties: {},
+      });
+      await expect(invoker.invoke(tool.name, {}, { transport: 'AGENT' })).resolves.toEqual({
+        ok: true,
+        data: { input: {} },
+      });
     });
 
     it('accepts strict and loose object schemas', () => {

@@ -142,6 +142,27 @@ describe('defineToolClass and classTools', () => {
     expect(classTools(Guarded)[0].guards).toEqual([classGuard, methodGuard]);
   });
 
+  it('gives a method that declares no input an empty object schema', async () => {
+    class Clock {
+      now() {
+        return 'noon';
+      }
+    }
+    defineToolClass(Clock, {
+      serviceName: 'clock',
+      tools: [{ methodName: 'now', action: 'now', method: 'GET', description: 'The time' }],
+    });
+    const invoker = createToolInvoker([Clock]);
+    expect(invoker.find('clock_now', 'MCP')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: {},
+    });
+    await expect(invoker.invoke('clock_now', {}, { transport: 'AGENT' })).resolves.toEqual({
+      ok: true,
+      data: 'noon',
+    });
+  });
+
   it('has its bad declarations refused when compiled, naming Class.method', () => {
     class Bad {
       run() {}
