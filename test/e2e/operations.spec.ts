@@ -24,6 +24,7 @@ import {
   ToolExecutionContext,
   ToolInvoker,
   ToolsModule,
+  createToolInvoker,
   defineToolRegistry,
   type ResourceCall,
   type ToolCall,
@@ -229,4 +230,35 @@ describe.each(ADAPTERS)('over MCP on %s', (adapter) => {
       await client.close();
     }
   });
+});
+
+it('names a resource, template or prompt after its method when its options leave `name` out', async () => {
+  @ToolFactory({ serviceName: 'docs' })
+  class Docs {
+    @Resource({ uri: 'docs://readme' })
+    readme() {
+      return '# Docs';
+    }
+
+    @ResourceTemplate({
+      uriTemplate: 'docs://pages/{page}',
+      variables: z.object({ page: z.string() }),
+    })
+    page({ input }: ResourceCall<{ page: string }>) {
+      return `page ${input.page}`;
+    }
+
+    @Prompt({ args: z.object({ topic: z.string() }) })
+    explain({ input }: ToolCall<{ topic: string }>) {
+      return `Explain ${input.topic}.`;
+    }
+  }
+  const invoker = createToolInvoker([Docs]);
+  const names = (kind: 'resource' | 'prompt') =>
+    invoker.operations('MCP', kind).map((operation) => operation.name);
+  expect(names('resource')).toEqual(['readme', 'page']);
+  expect(names('prompt')).toEqual(['explain']);
+  await expect(
+    invoker.getPrompt('explain', { topic: 'tools' }, { transport: 'MCP' }),
+  ).resolves.toMatchObject({ ok: true });
 });

@@ -13,7 +13,10 @@ import type { ToolMethodOptions } from '../../core/tool-class.js';
 import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
 
 /** Options of {@link Resource}: a resource at a fixed URI, read by the decorated method. */
-export type ResourceOptions = Omit<ResourceConfig, 'read' | 'serviceName' | 'context'>;
+export type ResourceOptions = Omit<ResourceConfig, 'read' | 'serviceName' | 'context' | 'name'> & {
+  /** Defaults to the method's name. */
+  name?: string;
+};
 
 /**
  * Suggestions for a variable or argument on a tool class: a function, or the name of a method of
@@ -25,19 +28,36 @@ export type ClassCompleter = Completer | string;
 /** Options of {@link ResourceTemplate}: resources whose URIs match an RFC 6570 template. */
 export type ResourceTemplateOptions<V extends ToolInputSchema = ToolInputSchema> = Omit<
   ResourceTemplateConfig<V>,
-  'read' | 'serviceName' | 'context' | 'complete'
-> & { complete?: { [K in keyof z.output<V>]?: ClassCompleter } };
+  'read' | 'serviceName' | 'context' | 'complete' | 'name'
+> & {
+  /** Defaults to the method's name. */
+  name?: string;
+  complete?: { [K in keyof z.output<V>]?: ClassCompleter };
+};
 
 /** Options of {@link Prompt}: a prompt whose messages the decorated method returns. */
 export type PromptOptions<A extends ToolInputSchema = ToolInputSchema> = Omit<
   PromptConfig<A>,
-  'get' | 'serviceName' | 'context' | 'complete'
-> & { complete?: { [K in keyof z.output<A>]?: ClassCompleter } };
+  'get' | 'serviceName' | 'context' | 'complete' | 'name'
+> & {
+  /** Defaults to the method's name. */
+  name?: string;
+  complete?: { [K in keyof z.output<A>]?: ClassCompleter };
+};
 
-function operationMethod(name: string, options: ToolMethodOptions): MethodDecorator {
+/**
+ * The decorator of one kind of operation: its options, named after the method when they leave
+ * `name` out, declared (and checked) once the method is known.
+ */
+function operationMethod<O extends { name?: string }>(
+  decorator: string,
+  options: O,
+  declare: (named: O & { name: string }) => ToolMethodOptions,
+): MethodDecorator {
   return (target, key) => {
-    assertLegacyDecorator(name, key);
-    draftOf(target.constructor).methods.set(String(key), options);
+    assertLegacyDecorator(decorator, key);
+    const named = { ...options, name: options.name ?? String(key) };
+    draftOf(target.constructor).methods.set(String(key), declare(named));
   };
 }
 
@@ -59,7 +79,7 @@ function operationMethod(name: string, options: ToolMethodOptions): MethodDecora
  * }
  */
 export function Resource(options: ResourceOptions): MethodDecorator {
-  return operationMethod('Resource', resourceDeclaration(options));
+  return operationMethod('Resource', options, resourceDeclaration);
 }
 
 /**
@@ -86,9 +106,8 @@ export function Resource(options: ResourceOptions): MethodDecorator {
 export function ResourceTemplate<V extends ToolInputSchema>(
   options: ResourceTemplateOptions<V>,
 ): MethodDecorator {
-  return operationMethod(
-    'ResourceTemplate',
-    resourceTemplateDeclaration(options as Parameters<typeof resourceTemplateDeclaration>[0], true),
+  return operationMethod('ResourceTemplate', options, (named) =>
+    resourceTemplateDeclaration(named as Parameters<typeof resourceTemplateDeclaration>[0], true),
   );
 }
 
@@ -108,8 +127,7 @@ export function ResourceTemplate<V extends ToolInputSchema>(
  * }
  */
 export function Prompt<A extends ToolInputSchema>(options: PromptOptions<A>): MethodDecorator {
-  return operationMethod(
-    'Prompt',
-    promptDeclaration(options as Parameters<typeof promptDeclaration>[0], true),
+  return operationMethod('Prompt', options, (named) =>
+    promptDeclaration(named as Parameters<typeof promptDeclaration>[0], true),
   );
 }
