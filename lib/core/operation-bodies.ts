@@ -12,9 +12,10 @@ export interface ResourceRead {
 
 /**
  * What a resource's `read` may return: text, bytes, a content (`{ text }` or `{ blob }`, with a
- * `mimeType` and another `uri` at will), or a list of them.
+ * `mimeType` and another `uri` at will), a list of them, or MCP's own `{ contents }`.
  */
-export type ResourceBody = ResourceItem | readonly ResourceItem[];
+export type ResourceBody =
+  ResourceItem | readonly ResourceItem[] | { contents: readonly ResourceItem[] };
 type ResourceItem =
   | string
   | Uint8Array
@@ -97,15 +98,27 @@ function toContent(item: unknown, mimeType: string | undefined): Record<string, 
 }
 
 /**
+ * A body in MCP's own result shape, `{ contents: [...] }` (as MCP SDK handlers return it), as
+ * the list of its contents; any other body as it is.
+ */
+function unwrapped(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const keys = Object.keys(body);
+  const { contents } = body as { contents?: unknown };
+  return keys.length === 1 && keys[0] === 'contents' && Array.isArray(contents) ? contents : body;
+}
+
+/**
  * Checks a read's body and makes it MCP contents (without the URI, which each call adds): text,
- * bytes, `{ text | blob, mimeType?, uri?, _meta? }`, or a non-empty list of them. Checked by
- * hand rather than by a union of schemas: a read is as frequent as a call.
+ * bytes, `{ text | blob, mimeType?, uri?, _meta? }`, a non-empty list of them, or MCP's own
+ * `{ contents: [...] }`. Checked by hand rather than by a union of schemas: a read is as
+ * frequent as a call.
  */
 export function resourceOutput(mimeType: string | undefined) {
   return z
     .unknown()
     .check((check) => {
-      const body = check.value;
+      const body = unwrapped(check.value);
       const items = Array.isArray(body) ? body : [body];
       const problem =
         items.length === 0
@@ -120,9 +133,10 @@ export function resourceOutput(mimeType: string | undefined) {
         path: index !== undefined && Array.isArray(body) ? [index] : [],
       });
     })
-    .transform((body) =>
-      (Array.isArray(body) ? body : [body]).map((item) => toContent(item, mimeType)),
-    );
+    .transform((value) => {
+      const body = unwrapped(value);
+      return (Array.isArray(body) ? body : [body]).map((item) => toContent(item, mimeType));
+    });
 }
 
 function base64(value: Uint8Array): string {

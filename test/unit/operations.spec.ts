@@ -505,6 +505,28 @@ describe('readResource', () => {
     });
   });
 
+  it("MCP's own result shape, { contents }, as it is: each content's URI kept or added", async () => {
+    const mcpShaped = defineResource({
+      uri: 'mcp://docs/readme',
+      name: 'readme',
+      read: () => ({
+        contents: [
+          { uri: 'mcp://docs/readme', mimeType: 'text/markdown', text: '# Read me' },
+          { text: 'no uri of its own' },
+        ],
+      }),
+    });
+    await expect(read([mcpShaped], 'mcp://docs/readme')).resolves.toStrictEqual({
+      ok: true,
+      data: {
+        contents: [
+          { uri: 'mcp://docs/readme', mimeType: 'text/markdown', text: '# Read me' },
+          { uri: 'mcp://docs/readme', text: 'no uri of its own' },
+        ],
+      },
+    });
+  });
+
   it('an async read of bytes', async () => {
     const later = defineResource({
       uri: 'kb://later',
@@ -697,6 +719,10 @@ describe('readResource', () => {
     it.each([
       ['a number', 42],
       ['an object of another shape', { foo: 1 }],
+      ['{ contents } with another key', { contents: [{ text: 'a' }], isError: true }],
+      ['{ contents } that is no list', { contents: 'a' }],
+      ['{ contents: [] }', { contents: [] }],
+      ['{ contents } holding no content', { contents: [{ foo: 1 }] }],
       ['null', null],
       ['an empty list', []],
       ['a blob that is not base64', { blob: 'not base64!' }],
