@@ -38,6 +38,25 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
+  // No top-level await in lib/: a module graph with one cannot be `require`d (Node answers
+  // ERR_REQUIRE_ASYNC_MODULE), and CommonJS applications `require` the package.
+  {
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'AwaitExpression',
+          'ForOfStatement[await=true]',
+          'VariableDeclaration[kind="await using"]',
+        ].map((node) => ({
+          selector: `${node}:not(:function ${node})`,
+          message:
+            'No top-level await in lib/: CommonJS applications require() the package (ERR_REQUIRE_ASYNC_MODULE). Load lazily inside a function.',
+        })),
+      ],
+    },
+  },
   // The layers: every import points toward core. core imports nothing else of ours; mcp, ai,
   // langchain and cli import core (and their own SDK); the Nest glue in nest/ imports them all.
   layer('lib/core', [], ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*']),
@@ -75,8 +94,7 @@ function layer(folder, allowed, packages) {
             })),
             {
               regex: '^@opentelemetry/(?!api$)',
-              message:
-                'lib/ uses the OpenTelemetry API only (an optional peer); the application brings the SDK.',
+              message: 'lib/ uses the OpenTelemetry API only; the application brings the SDK.',
             },
             {
               regex: '^toolwright(/|$)',

@@ -35,6 +35,7 @@ export const PUBLISHED_FIELDS = [
   'main',
   'types',
   'exports',
+  'typesVersions',
   'files',
   'sideEffects',
   'peerDependencies',

@@ -17,7 +17,7 @@ import type { OperationDescriptor, PromptGet, ResourceRead } from './operations.
 import type { ToolCollection } from './registry.js';
 import type { ToolResult } from './result.js';
 import type { CompiledTool, RunnerSettings } from './runner.js';
-import { otel, ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
+import { ToolTelemetry, type ToolTelemetryOptions } from './telemetry.js';
 import type {
   ToolContext,
   ToolLogLevel,
@@ -263,9 +263,7 @@ function runnerSettings(
   const logger = options.logger ?? console;
   if (options.lintAnnotations) lintAnnotations(catalog.compiled, logger);
   const telemetry =
-    otel && options.telemetry !== false
-      ? new ToolTelemetry(options.telemetry ?? {}, logger)
-      : undefined;
+    options.telemetry !== false ? new ToolTelemetry(options.telemetry ?? {}, logger) : undefined;
   return Object.freeze({
     drain,
     hooks: composeHooks(options.hooks),

@@ -1,4 +1,4 @@
-import type * as OpenTelemetryApi from '@opentelemetry/api';
+import * as OpenTelemetryApi from '@opentelemetry/api';
 import type {
   Attributes,
   AttributeValue,
@@ -40,11 +40,12 @@ export interface ToolTelemetryOptions {
 /** Attribute values {@link ToolTelemetryOptions.attributes} may return; `undefined` ones are left out. */
 export type ToolSpanAttributes = Readonly<Record<string, string | number | boolean | undefined>>;
 
-/** The OpenTelemetry API, when the application has it installed (an optional peer dependency). */
-export const otel: typeof OpenTelemetryApi | undefined = await import('@opentelemetry/api').then(
-  (api) => api,
-  () => undefined,
-);
+/**
+ * The OpenTelemetry API (a dependency, imported statically: no top-level await, so that a
+ * CommonJS application can `require` the package). Every copy of the API 1.x shares the global
+ * registration, so the application's SDK is seen whichever copy it registered through.
+ */
+export const otel: typeof OpenTelemetryApi = OpenTelemetryApi;
 
 /** The instrumentation scope of every span and instrument. */
 const SCOPE = 'toolwright';
@@ -72,8 +73,8 @@ export interface Instruments {
 const NO_INSTRUMENTS: Instruments = Object.freeze({});
 
 // The API's own no-op providers: what the global accessors answer while no SDK is registered.
-const NOOP_TRACER_PROVIDER = otel && new otel.ProxyTracerProvider().getDelegate();
-const NOOP_METER = otel?.createNoopMeter();
+const NOOP_TRACER_PROVIDER = new otel.ProxyTracerProvider().getDelegate();
+const NOOP_METER = otel.createNoopMeter();
 
 // Built once per registered provider, so that an SDK registered after the invoker was made (or
 // replaced in a test) is picked up, and a call costs two global lookups when nothing changed.
@@ -93,7 +94,7 @@ export function currentInstruments(): Instruments {
   const registered = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown }>)[
     GLOBAL_API
   ];
-  if (!otel || (registered?.trace === undefined && registered?.metrics === undefined)) {
+  if (registered?.trace === undefined && registered?.metrics === undefined) {
     return NO_INSTRUMENTS;
   }
   const proxy = otel.trace.getTracerProvider() as TracerProvider & {
@@ -227,7 +228,7 @@ export class CallTelemetry {
     parentSpan: Span | undefined,
   ) {
     const { tracer } = instruments;
-    if (!tracer || !otel) return;
+    if (!tracer) return;
     const { toolCallId, args } = request;
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
@@ -323,7 +324,7 @@ export class CallTelemetry {
         : result.ok || result.error.code === 'INPUT_REQUIRED'
           ? undefined
           : result.error.code;
-    if (span && otel) {
+    if (span) {
       if (errorType !== undefined) {
         span.setAttribute('error.type', errorType);
         span.setStatus({
@@ -375,15 +376,15 @@ function parentContext(parent: unknown, parentSpan: Span | undefined): Context {
   if (typeof (parent as Context | null | undefined)?.getValue === 'function') {
     return parent as Context;
   }
-  const active = otel!.context.active();
+  const active = otel.context.active();
   if (!parentSpan) return active;
-  const inside = otel!.trace.getSpanContext(active);
+  const inside = otel.trace.getSpanContext(active);
   return inside?.traceId === parentSpan.spanContext().traceId
     ? active
-    : otel!.trace.setSpan(active, parentSpan);
+    : otel.trace.setSpan(active, parentSpan);
 }
 
 /** Runs `fn(arg)` with `context` active (for the spans the handler makes itself). */
 export function withTraceContext<A, T>(context: Context, fn: (arg: A) => T, arg: A): T {
-  return otel!.context.with(context, fn, undefined, arg);
+  return otel.context.with(context, fn, undefined, arg);
 }

@@ -175,7 +175,7 @@ export class McpRequestSpan {
     }
     this.attributes = attributes;
     const { tracer } = instruments;
-    if (!tracer || !otel) return;
+    if (!tracer) return;
     const active = otel.context.active();
     const { parent, links } = parentOf(active, meta);
     const span = tracer.startSpan(
@@ -228,7 +228,7 @@ export class McpRequestSpan {
       if ('error' in outcome) outcomeAttributes['rpc.response.status_code'] = errorType;
     }
     const { span } = this;
-    if (span && otel) {
+    if (span) {
       if (outcomeAttributes) {
         span.setAttributes(outcomeAttributes);
         const message = 'error' in outcome ? outcome.error.message : undefined;
@@ -279,16 +279,16 @@ function parentOf(
   }
   let extracted: Context;
   try {
-    extracted = otel!.propagation.extract(active, carrier);
+    extracted = otel.propagation.extract(active, carrier);
   } catch {
     return { parent: active };
   }
-  const remote = otel!.trace.getSpanContext(extracted);
-  const ambient = otel!.trace.getSpanContext(active);
+  const remote = otel.trace.getSpanContext(extracted);
+  const ambient = otel.trace.getSpanContext(active);
   if (!remote || remote === ambient) return { parent: active };
   return {
     parent: extracted,
-    ...(ambient && otel!.isSpanContextValid(ambient) && { links: [{ context: ambient }] }),
+    ...(ambient && otel.isSpanContextValid(ambient) && { links: [{ context: ambient }] }),
   };
 }
 

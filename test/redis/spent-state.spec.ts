@@ -46,9 +46,11 @@ describe.each([
     // Two instances of Redis share the keys; one process has one in-memory bus.
     const buses: InstanceBus[] = first instanceof RedisInstanceBus ? [first, made()] : [first];
     const key = `claim-${Math.random()}`;
+    // Long enough that the winner is still there when read back on a busy machine, short
+    // enough to wait out.
     const claims = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        buses[i % buses.length].rememberIfAbsent(key, `${i}`, 50),
+        buses[i % buses.length].rememberIfAbsent(key, `${i}`, 1_000),
       ),
     );
     expect(claims.filter(Boolean)).toHaveLength(1);

@@ -2,6 +2,7 @@
  * The layer rule of eslint.config.js (one `no-restricted-imports` per lib/ folder): an import
  * that points away from core is an error, an import toward core is not. Linted through ESLint's
  * Node API against the repository's own configuration, on virtual files inside each folder.
+ * Also the rule beside it: no top-level await in lib/ (a CommonJS application `require`s it).
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
@@ -134,5 +135,53 @@ describe('the layer lint rule', () => {
 
   it.each(ALLOWED)('lets %s import %s', async (folder, specifier) => {
     expect(await restricted(folder, specifier)).toEqual([]);
+  });
+});
+
+describe('the no-top-level-await lint rule', () => {
+  let eslint: ESLint;
+
+  beforeAll(() => {
+    eslint = new ESLint({ cwd: root });
+  });
+
+  const MESSAGE =
+    'No top-level await in lib/: CommonJS applications require() the package (ERR_REQUIRE_ASYNC_MODULE). Load lazily inside a function.';
+
+  /** The lines of `code` (a file in lib/core) that the rule refuses. */
+  async function refusedLines(code: string): Promise<number[]> {
+    const [result] = await eslint.lintText(code, { filePath: 'lib/core/x.ts' });
+    expect(result.messages.filter((message) => message.fatal)).toEqual([]);
+    return result.messages
+      .filter((message) => message.ruleId === 'no-restricted-syntax')
+      .map(({ severity, line, message }) => {
+        expect({ severity, message }).toEqual({ severity: 2, message: MESSAGE });
+        return line;
+      });
+  }
+
+  it('refuses await at module level: a declaration, a block, an if, for await, an array', async () => {
+    const code = [
+      "export const api = await import('node:os');",
+      'if (api) {',
+      '  await Promise.resolve();',
+      '}',
+      '{',
+      '  await Promise.resolve();',
+      '}',
+      'for await (const item of [Promise.resolve(1)]) void item;',
+      'export const list = [await Promise.resolve(1)];',
+    ].join('\n');
+    expect(await refusedLines(`${code}\n`)).toEqual([1, 3, 6, 8, 9]);
+  });
+
+  it('lets await inside functions, methods and arrow functions through', async () => {
+    const code = [
+      "export async function load() { return await import('node:os'); }",
+      'export const arrow = async () => { for await (const item of []) void item; };',
+      'export class Loader { async load() { await Promise.resolve(); } }',
+      'export const expression = async function () { await Promise.resolve(); };',
+    ].join('\n');
+    expect(await refusedLines(`${code}\n`)).toEqual([]);
   });
 });
