@@ -1,7 +1,7 @@
 /**
  * A consumer application of the packed package, built without the network: shared by
- * `npm run check:package` (scripts/check-package.mjs) and `npm run test:newcomer`
- * (test/newcomer/run.mjs).
+ * `npm run check:package` (scripts/check-package.mjs), `npm run test:newcomer`
+ * (test/newcomer/run.mjs) and `npm run test:consumers` (test/consumers/run.mjs).
  *
  * `packTarball` runs `npm pack` (so `prepack` trims package.json and `postpack` restores it) and
  * restores package.json itself if the pack failed half-way. `createConsumerApp` extracts the
@@ -13,14 +13,19 @@
  * Temporary directories and child processes registered with `onCleanup` are removed/stopped on
  * SIGINT and SIGTERM too.
  */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { restore, root } from './package-manifest.mjs';
+
+const { AbortSignal, URL, fetch } = globalThis;
 
 export { root };
 
@@ -181,4 +186,102 @@ export async function createConsumerApp(dir, tarball, packages) {
     await symlink(target, link, process.platform === 'win32' ? 'junction' : 'dir');
   }
   return { manifest, installed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a built app and calling it over MCP.
+
+/** `promise`, or a rejection naming `what` after `ms`. */
+export function within(ms, promise, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Starts `node dist/main.js` in `app` on a free port (main.ts reads PORT) and waits until it
+ * answers HTTP, failing early with its output when it exits. Answers its base URL, its output
+ * so far, and `stop()` (SIGTERM, SIGKILL 5 s later).
+ */
+export async function startApp(app, { startupMs = 30_000 } = {}) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = spawn(process.execPath, ['dist/main.js'], {
+    cwd: app,
+    env: { ...process.env, PORT: String(port), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  server.stdout.on('data', (chunk) => (output += chunk));
+  server.stderr.on('data', (chunk) => (output += chunk));
+  let gone = false;
+  const exited = new Promise((resolveExit) => server.on('exit', resolveExit)).then(
+    () => (gone = true),
+  );
+  const unregister = onCleanup(() => server.kill('SIGKILL'));
+  const stop = async () => {
+    server.kill('SIGTERM');
+    const timer = setTimeout(() => server.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+    unregister();
+  };
+  const deadline = performance.now() + startupMs;
+  for (;;) {
+    if (gone) {
+      await stop();
+      throw new Error(`the app exited before it served:\n${output}`);
+    }
+    if (performance.now() >= deadline) {
+      await stop();
+      throw new Error(`the app did not serve within ${startupMs} ms:\n${output}`);
+    }
+    try {
+      await fetch(base, { signal: AbortSignal.timeout(1_000) });
+      break;
+    } catch {
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
+  }
+  return { base, output: () => output, stop };
+}
+
+/**
+ * Connects the official MCP client of the 2026-07-28 era to `<base>/mcp` with `headers`, and
+ * checks that `tools/list` answers `tools` and that calling `call.name` with `call.arguments`
+ * answers `call.structuredContent`. Each step fails after `ms`.
+ */
+export async function checkMcp(base, { clientName, headers, tools, call, label, ms = 10_000 }) {
+  const client = new Client(
+    { name: clientName, version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await within(
+    ms,
+    client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }),
+    ),
+    'MCP connect',
+  );
+  try {
+    const listed = await within(ms, client.listTools(), 'tools/list');
+    assert.deepEqual(
+      listed.tools.map((tool) => tool.name).sort(),
+      tools,
+      `${label}: tools/list answers ${tools.join(', ')}`,
+    );
+    const result = await within(
+      ms,
+      client.callTool({ name: call.name, arguments: call.arguments }),
+      'tools/call',
+    );
+    assert.notEqual(result.isError, true, `${label}: tools/call: ${JSON.stringify(result)}`);
+    assert.deepEqual(result.structuredContent, call.structuredContent, `${label}: tools/call`);
+  } finally {
+    await client.close();
+  }
 }

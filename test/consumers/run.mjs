@@ -22,24 +22,18 @@
  * Builds dist/ first (`npm run build`) only when it is missing.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { clearTimeout, setTimeout } from 'node:timers';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
-  freePort,
+  checkMcp,
   inTempDir,
-  onCleanup,
   packTarball,
   root,
   run,
+  startApp,
 } from '../../scripts/consumer-app.mjs';
-
-const { AbortSignal, URL, fetch } = globalThis;
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const GETTING_STARTED = join(root, 'docs', 'examples', 'getting-started');
@@ -230,88 +224,21 @@ async function createApp(app, nest, kind) {
 
 /** Starts the app, asks tools/list and one tools/call over MCP, stops it. */
 async function serveAndCall(app, label) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = spawn(process.execPath, ['dist/main.js'], {
-    cwd: app,
-    env: { ...process.env, PORT: String(port), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  server.stdout.on('data', (chunk) => (output += chunk));
-  server.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((resolveExit) => server.on('exit', resolveExit));
-  const unregister = onCleanup(() => server.kill('SIGKILL'));
+  const { base, output, stop } = await startApp(app, { startupMs: STARTUP_TIMEOUT_MS });
   try {
-    await waitUntilServing(base, exited, () => output);
-    const client = new Client(
-      { name: 'toolwright-consumers', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await within(
-      client.connect(
-        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-          requestInit: { headers: TENANT },
-        }),
-      ),
-      'MCP connect',
-    );
-    try {
-      const { tools } = await within(client.listTools(), 'tools/list');
-      assert.deepEqual(
-        tools.map((tool) => tool.name).sort(),
-        ['billing_get_invoice', 'billing_list_invoices', 'billing_void_invoice'],
-        `${label}: tools/list answers the three billing tools`,
-      );
-      const result = await within(
-        client.callTool({ name: 'billing_get_invoice', arguments: { id: 'inv_1' } }),
-        'tools/call',
-      );
-      assert.notEqual(result.isError, true, `${label}: tools/call: ${JSON.stringify(result)}`);
-      assert.deepEqual(result.structuredContent, INV_1, `${label}: tools/call answers inv_1`);
-    } finally {
-      await client.close();
-    }
+    await checkMcp(base, {
+      clientName: 'toolwright-consumers',
+      headers: TENANT,
+      tools: ['billing_get_invoice', 'billing_list_invoices', 'billing_void_invoice'],
+      call: { name: 'billing_get_invoice', arguments: { id: 'inv_1' }, structuredContent: INV_1 },
+      label,
+      ms: CALL_TIMEOUT_MS,
+    });
     console.log(`${label}: ok (compiled, served /mcp, tools/list, tools/call)`);
   } catch (error) {
-    console.error(`--- ${label}: the app's output ---\n${output}--- end ---`);
+    console.error(`--- ${label}: the app's output ---\n${output()}--- end ---`);
     throw error;
   } finally {
-    server.kill('SIGTERM');
-    const timer = setTimeout(() => server.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-    unregister();
+    await stop();
   }
-}
-
-/** `promise`, or a rejection naming `what` after CALL_TIMEOUT_MS. */
-function within(promise, what) {
-  let timer;
-  return Promise.race([
-    promise,
-    new Promise((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`${what}: no answer within ${CALL_TIMEOUT_MS} ms`)),
-        CALL_TIMEOUT_MS,
-      );
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** Polls until the app answers HTTP; fails early with its output if it exits. */
-async function waitUntilServing(base, exited, output) {
-  let gone = false;
-  exited.then(() => (gone = true));
-  const deadline = performance.now() + STARTUP_TIMEOUT_MS;
-  while (performance.now() < deadline) {
-    if (gone) throw new Error(`the app exited before it served:\n${output()}`);
-    try {
-      await fetch(base, { signal: AbortSignal.timeout(1_000) });
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`the app did not serve within ${STARTUP_TIMEOUT_MS} ms:\n${output()}`);
 }

@@ -15,27 +15,23 @@
  * Builds dist/ first (`npm run build`) only when it is missing.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { clearTimeout, setTimeout } from 'node:timers';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
+  checkMcp,
   consumerPackages,
   createConsumerApp,
-  freePort,
   inTempDir,
-  onCleanup,
   packTarball,
   root,
   run,
+  startApp,
   tscBin,
 } from '../../scripts/consumer-app.mjs';
 
-const { AbortSignal, URL, fetch } = globalThis;
+const { AbortSignal, fetch } = globalThis;
 
 const GETTING_STARTED = join(root, 'docs', 'examples', 'getting-started');
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -95,16 +91,6 @@ const lap = (() => {
   };
 })();
 
-const within = (ms, promise, what) => {
-  let timer;
-  return Promise.race([
-    promise,
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-};
-
 lap('load');
 
 if (!existsSync(join(root, 'dist', 'index.js'))) {
@@ -143,53 +129,19 @@ await inTempDir('toolwright-newcomer-', async (work) => {
   assert.ok(existsSync(join(app, 'dist', 'main.js')), 'tsc wrote dist/main.js');
   lap('compile');
 
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = spawn(process.execPath, ['dist/main.js'], {
-    cwd: app,
-    env: { ...process.env, PORT: String(port), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  server.stdout.on('data', (chunk) => (output += chunk));
-  server.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((resolveExit) => server.on('exit', resolveExit));
-  const unregister = onCleanup(() => server.kill('SIGKILL'));
+  const { base, output, stop } = await startApp(app, { startupMs: STARTUP_TIMEOUT_MS });
   try {
-    await waitUntilServing(base, exited, () => output);
     lap('start');
 
     // MCP: the official client of the 2026-07-28 era, with the header the context resolver reads.
-    const client = new Client(
-      { name: 'toolwright-newcomer', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await within(
-      CALL_TIMEOUT_MS,
-      client.connect(
-        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-          requestInit: { headers: TENANT },
-        }),
-      ),
-      'MCP connect',
-    );
-    try {
-      const { tools } = await within(CALL_TIMEOUT_MS, client.listTools(), 'tools/list');
-      assert.deepEqual(
-        tools.map((tool) => tool.name).sort(),
-        ['billing_get_invoice', 'billing_list_invoices', 'billing_void_invoice'],
-        'tools/list answers the three billing tools',
-      );
-      const result = await within(
-        CALL_TIMEOUT_MS,
-        client.callTool({ name: 'billing_get_invoice', arguments: { id: 'inv_1' } }),
-        'tools/call',
-      );
-      assert.notEqual(result.isError, true, `tools/call succeeds: ${JSON.stringify(result)}`);
-      assert.deepEqual(result.structuredContent, INV_1, 'tools/call answers inv_1');
-    } finally {
-      await client.close();
-    }
+    await checkMcp(base, {
+      clientName: 'toolwright-newcomer',
+      headers: TENANT,
+      tools: ['billing_get_invoice', 'billing_list_invoices', 'billing_void_invoice'],
+      call: { name: 'billing_get_invoice', arguments: { id: 'inv_1' }, structuredContent: INV_1 },
+      label: 'MCP',
+      ms: CALL_TIMEOUT_MS,
+    });
     console.log('MCP: ok (tools/list, tools/call billing_get_invoice)');
 
     // REST: the same tool in-process, through the controller.
@@ -217,14 +169,10 @@ await inTempDir('toolwright-newcomer-', async (work) => {
     console.log('REST: ok (GET /invoices/inv_404 answers 404 with the ToolError envelope)');
     lap('calls');
   } catch (error) {
-    console.error(`--- the app's output ---\n${output}--- end ---`);
+    console.error(`--- the app's output ---\n${output()}--- end ---`);
     throw error;
   } finally {
-    server.kill('SIGTERM');
-    const timer = setTimeout(() => server.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-    unregister();
+    await stop();
   }
 });
 
@@ -232,23 +180,6 @@ lap('stop and clean');
 console.log(
   `test:newcomer: ok in ${(performance.now() / 1000).toFixed(1)} s (${timings.join(', ')})`,
 );
-
-/** Polls until the app answers HTTP; fails early with its output if it exits. */
-async function waitUntilServing(base, exited, output) {
-  let gone = false;
-  exited.then(() => (gone = true));
-  const deadline = performance.now() + STARTUP_TIMEOUT_MS;
-  while (performance.now() < deadline) {
-    if (gone) throw new Error(`the app exited before it served:\n${output()}`);
-    try {
-      await fetch(base, { signal: AbortSignal.timeout(1_000) });
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`the app did not serve within ${STARTUP_TIMEOUT_MS} ms:\n${output()}`);
-}
 
 /** GET with the tenant header; the body parsed as JSON. */
 async function get(url) {
