@@ -1,4 +1,8 @@
-import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import {
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  type Implementation,
+} from '@modelcontextprotocol/server';
 import { identifyByUserOrPrincipal, type IdentifyCaller } from '../core/caller-identity.js';
 import { ToolsConfigurationError } from '../core/errors.js';
 import { MCP_MESSAGES } from './mcp.messages.js';
@@ -16,8 +20,11 @@ export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
  * over stdio.
  */
 export interface McpEndpointOptions {
-  /** What the server tells clients about itself. @default { name: 'toolwright', version: '0.1.0' } */
-  serverInfo?: { name: string; version: string; title?: string };
+  /**
+   * What the server tells clients about itself: the revision's `Implementation`, with a
+   * `description`, a `websiteUrl` and `icons` at will. @default { name: 'toolwright', version: '0.1.0' }
+   */
+  serverInfo?: Implementation;
   /** Instructions for clients, returned at initialization. */
   instructions?: string;
   /**
