@@ -532,16 +532,20 @@ describe.each(ADAPTERS)('random JSON-RPC bodies on %s', (adapter) => {
 
     it('answers a body above the limit with 413 and a JSON-RPC error, declared or chunked', async () => {
       const over = callBody('legacy', 'tenancy_echo', { text: 'z'.repeat(BIG_LIMIT + 1024) });
+      // A connection of its own for each: the refusal closes it, and a pooled keep-alive socket
+      // the server may be closing at that very moment would only test the pool.
+      const fresh = new Agent({ keepAlive: false });
       for (const chunked of [false, true]) {
         const answer = await send(
           mcpUrl,
           { body: over, headers: eraHeaders('legacy'), chunked },
-          agent,
+          fresh,
           BIG_REQUEST_MS,
         );
         expect(answer.status).toBe(413);
         expect(answer.messages?.[0]).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
       }
+      fresh.destroy();
       await expectNormalCallWorks();
     });
   });
