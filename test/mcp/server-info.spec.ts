@@ -3,8 +3,6 @@
  * `icons` reach clients of both generations as they were given.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -13,8 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
-import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
-import { closeServer } from '../fixtures/mcp-http.js';
+import { listenMcp } from '../fixtures/mcp-http.js';
 
 const SERVER_INFO = {
   name: 'billing',
@@ -32,21 +29,15 @@ const ping = defineRuntimeTool({
   handler: () => 'pong',
 });
 
-let server: Server;
-let listener: McpRequestListener;
+let served: Awaited<ReturnType<typeof listenMcp>>;
 let url: string;
 
 beforeAll(async () => {
-  listener = createMcpHttpHandler(createToolInvoker([ping]), { serverInfo: SERVER_INFO });
-  server = createServer((request, response) => void listener(request, response));
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  served = await listenMcp(createToolInvoker([ping]), { serverInfo: SERVER_INFO });
+  url = served.url;
 });
 
-afterAll(async () => {
-  await closeServer(server);
-  await listener.close();
-});
+afterAll(() => served.close());
 
 describe('serverInfo', () => {
   it('reaches a 2025-era client in the initialize result', async () => {

@@ -4,8 +4,6 @@
  * client generations, over `createMcpHttpHandler`.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -14,8 +12,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
-import { createMcpHttpHandler, type McpRequestListener } from '../../lib/mcp/index.js';
-import { closeServer } from '../fixtures/mcp-http.js';
+import { listenMcp } from '../fixtures/mcp-http.js';
 
 const tool = (action: string, output: z.ZodType | undefined, answer: unknown) =>
   defineRuntimeTool({
@@ -42,21 +39,15 @@ const EXPECTED: Record<string, string> = {
   text_declared: '"declared text"',
 };
 
-let server: Server;
-let listener: McpRequestListener;
+let served: Awaited<ReturnType<typeof listenMcp>>;
 let url: string;
 
 beforeAll(async () => {
-  listener = createMcpHttpHandler(createToolInvoker(TOOLS));
-  server = createServer((request, response) => void listener(request, response));
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  served = await listenMcp(createToolInvoker(TOOLS));
+  url = served.url;
 });
 
-afterAll(async () => {
-  await closeServer(server);
-  await listener.close();
-});
+afterAll(() => served.close());
 
 const clients = {
   '2025-11-25 (SDK 1.x)': async () => {
