@@ -10,7 +10,7 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { catalogInvoker } from '../core/catalog-invoker.js';
+import { catalogInvoker, type CatalogInvoker } from '../core/catalog-invoker.js';
 import { Drain } from '../core/drain.js';
 import { InMemoryInstanceBus, type InstanceBus } from '../core/instance-bus.js';
 import { missingScopes } from '../core/principal.js';
@@ -73,6 +73,8 @@ export interface McpHttpEndpointSettings {
  */
 export class McpHttpEndpoint {
   private prepared?: { surface: McpToolSurface; handler: McpHttpHandler };
+  /** The invoker with its catalog, narrowed once (a Nest invoker is ready only after init). */
+  private runner?: CatalogInvoker;
   private readonly bus: InstanceBus;
   private readonly cancellable: CancellableCalls;
   /** The tasks of the tools that declare `task`, when any does (made with the surface). */
@@ -105,6 +107,10 @@ export class McpHttpEndpoint {
     this.hosts = allowedHosts === false ? [] : [...allowedHosts];
     this.origins = allowedOrigins === false ? [] : [...allowedOrigins];
     this.directPath = new DirectAnswers(settings.options);
+  }
+
+  private catalogInvoker(): CatalogInvoker {
+    return (this.runner ??= catalogInvoker(this.settings.invoker));
   }
 
   /** Builds the prepared lists and the SDK handler now rather than on the first request. */
@@ -402,10 +408,10 @@ export class McpHttpEndpoint {
       return invoker.find(params.name, 'MCP')?.scopes;
     }
     if (method === 'prompts/get' && typeof params?.name === 'string') {
-      return catalogInvoker(invoker).catalog.prompt(params.name, 'MCP')?.spec.scopes;
+      return this.catalogInvoker().catalog.prompt(params.name, 'MCP')?.spec.scopes;
     }
     if (method === 'resources/read' && typeof params?.uri === 'string') {
-      return catalogInvoker(invoker).catalog.resource(params.uri, 'MCP')?.tool.spec.scopes;
+      return this.catalogInvoker().catalog.resource(params.uri, 'MCP')?.tool.spec.scopes;
     }
     return undefined;
   }
@@ -450,12 +456,12 @@ export class McpHttpEndpoint {
   }
 
   private async identify(request: HttpRequestLike): Promise<string | undefined> {
-    const { invoker, options, logger, auth } = this.settings;
+    const { options, logger, auth } = this.settings;
     const verified = auth?.verifiedAuth(request);
     if (auth && verified) return principalIdentity(auth.principalOf(verified));
     const { surface } = this.prepare();
     let context: Promise<ToolContext> | undefined;
-    const resolve = async () => catalogInvoker(invoker).context(await surface.context());
+    const resolve = async () => this.catalogInvoker().context(await surface.context());
     try {
       const identity = await options.identify(request, () => (context ??= resolve()));
       return typeof identity === 'string' ? identity : undefined;
