@@ -4,18 +4,21 @@
  * - `resources/read` never matches a URI longer than `MAX_TEMPLATE_URI_LENGTH` against a
  *   template (a 120 KB URI against `files://{name}.{ext}` used to block the server for 21 s
  *   while a backtracking regular expression tried every split): it is answered `-32602` as a URI
- *   nothing serves, without being repeated back, and the next request is served at once;
+ *   nothing serves, without being repeated back, and the next request is served at once; a URI
+ *   of the longest length that splits every way against a template of many meeting variables
+ *   is matched in work linear in its length (`UriTemplate.lastMatchSteps` counts every
+ *   character matching reads: twice the URI, twice the steps), in-process and over HTTP;
  * - arguments nested deeper than `MAX_JSON_DEPTH` never reach the client as a stack overflow's
  *   text: in-process and over stdio (no body bound there) a schema that cannot follow them
  *   answers `VALIDATION_ERROR`; over HTTP the body is refused on its bytes with `-32700` (a tool
  *   that asks, on the 2026-07-28 era, used to answer `-32603 "Maximum call stack size
  *   exceeded"`).
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it, jest } from '@jest/globals';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { MAX_JSON_DEPTH } from '../../lib/core/json-depth.js';
-import { MAX_TEMPLATE_URI_LENGTH } from '../../lib/core/uri-template.js';
+import { MAX_TEMPLATE_URI_LENGTH, UriTemplate } from '../../lib/core/uri-template.js';
 import {
   createToolInvoker,
   defineResourceTemplate,
@@ -52,6 +55,34 @@ const file = defineResourceTemplate({
   },
 });
 
+/** A template of eight variables that meet at dots: a backtracking matcher tries n⁷ splits. */
+const GRID = 'grid://{a}.{b}.{c}.{d}.{e}.{f}.{g}.{h}';
+const grid = defineResourceTemplate({
+  uriTemplate: GRID,
+  name: 'grid',
+  variables: z.object(Object.fromEntries([...'abcdefgh'].map((name) => [name, z.string()]))),
+  read: () => 'cell',
+});
+
+/** A URI of `length` characters that splits every way against {@link GRID} and matches in none. */
+const adversarialGridUri = (length: number) =>
+  `grid://${'a.'.repeat(length)}`.slice(0, length - 1) + '/';
+
+/**
+ * The steps the template matching reads took while `read` ran, by the templates' own step
+ * counter (read after each match), and how many matches there were.
+ */
+async function matchingSteps(read: () => Promise<unknown>) {
+  const match = jest.spyOn(UriTemplate.prototype, 'match');
+  try {
+    await read();
+    const steps = match.mock.contexts.map((template) => (template as UriTemplate).lastMatchSteps);
+    return { matches: steps.length, steps: steps.reduce((sum, count) => sum + count, 0) };
+  } finally {
+    match.mockRestore();
+  }
+}
+
 /** A tool whose schema follows its argument as deep as it goes (recursively). */
 const storeDocument = defineRuntimeTool({
   identity: { serviceName: 'docs', action: 'store', method: 'POST' },
@@ -75,7 +106,7 @@ const confirmStore = defineRuntimeTool({
   },
 });
 
-const operations = [file, storeDocument, confirmStore];
+const operations = [file, grid, storeDocument, confirmStore];
 
 /** A value nested `depth` levels deep (objects and arrays in turn). */
 function nested(depth: number): unknown {
@@ -94,6 +125,32 @@ const TOO_DEEP_ISSUE = {
   code: 'too_deep',
   message: `Too deep: expected at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
 };
+
+describe('template matching cost', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('in-process: an adversarial URI of the longest length is matched in linear steps, and refused', async () => {
+    const invoker = createToolInvoker(operations, { logger: { error: () => {}, warn: () => {} } });
+    const read = (uri: string) => () =>
+      invoker.readResource(uri, { transport: 'MCP', source: 'mcp' }).catch((error) => error);
+    const longest = await matchingSteps(read(adversarialGridUri(MAX_TEMPLATE_URI_LENGTH)));
+    const half = await matchingSteps(read(adversarialGridUri(MAX_TEMPLATE_URI_LENGTH / 2)));
+    // Both templates tried it (`files://` refuses at its first literal, at no cost).
+    expect(longest.matches).toBe(2);
+    // A few reads of the URI per part (15 parts): ~0.3 M steps, where n² alone is 67 M.
+    expect(longest.steps).toBeGreaterThan(MAX_TEMPLATE_URI_LENGTH);
+    expect(longest.steps).toBeLessThan(8 * 16 * (MAX_TEMPLATE_URI_LENGTH + 1));
+    expect(longest.steps / half.steps).toBeLessThan(2.1);
+    expect(await read(adversarialGridUri(MAX_TEMPLATE_URI_LENGTH))()).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    // The same URI with its last character fixed matches: the bound is on work, not on shape.
+    const fixed = `${adversarialGridUri(MAX_TEMPLATE_URI_LENGTH).slice(0, -1)}a`;
+    expect(await read(fixed)()).toMatchObject({ ok: true });
+  });
+});
 
 describe('arguments nested too deep for validation', () => {
   it('in-process: a VALIDATION_ERROR saying so, not an internal error, and nothing logged', async () => {
@@ -222,6 +279,24 @@ describe.each(ADAPTERS)('bounded inputs over HTTP (%s)', (adapter) => {
         },
       });
       expect(ran.file).toBe(before + 1);
+    },
+  );
+
+  it.each(ERAS)(
+    '%s era: an adversarial URI of the longest length against eight meeting variables is refused after linear work',
+    async (era) => {
+      const mcp = await serve();
+      const read = (uri: string) => () =>
+        post(mcp, readBody(era, uri), eraHeaders(era, 'resources/read', uri), {
+          timeoutMs: 10_000,
+        });
+      const longest = await matchingSteps(read(adversarialGridUri(MAX_TEMPLATE_URI_LENGTH)));
+      const half = await matchingSteps(read(adversarialGridUri(MAX_TEMPLATE_URI_LENGTH / 2)));
+      expect(longest.matches).toBeGreaterThanOrEqual(1);
+      expect(longest.steps).toBeLessThan(8 * 16 * (MAX_TEMPLATE_URI_LENGTH + 1));
+      expect(longest.steps / half.steps).toBeLessThan(2.1);
+      const refused = await read(adversarialGridUri(MAX_TEMPLATE_URI_LENGTH))();
+      expect(finalMessage(refused)?.error?.code).toBe(-32602);
     },
   );
 

@@ -657,7 +657,7 @@ describe('readResource', () => {
       ]);
     });
 
-    it('values stay percent-encoded, as in the URI', async () => {
+    it('values arrive percent-decoded; the URI stays as it was read', async () => {
       const page = defineResourceTemplate({
         uriTemplate: 'wiki://{title}',
         name: 'wiki',
@@ -666,7 +666,7 @@ describe('readResource', () => {
       });
       const result = await read([page], 'wiki://Hello%20World');
       expect(result.ok && result.data.contents).toEqual([
-        { uri: 'wiki://Hello%20World', text: 'Hello%20World' },
+        { uri: 'wiki://Hello%20World', text: 'Hello World' },
       ]);
     });
   });
