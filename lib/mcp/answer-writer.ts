@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { cacheFieldsOf, type McpCacheHints } from './cache-hints.js';
 
 /** A protocol era of the direct path: the 2025 revisions (`legacy`) or 2026-07-28 (`modern`). */
 export type Era = 'legacy' | 'modern';
@@ -59,8 +60,11 @@ const MODERN_RESULT_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta', 'toJSO
  * result gets, the serialised start of a prepared list's answer).
  */
 export class AnswerWriter {
-  /** The end a 2026-era result gets after its own keys, once written: non-cacheable, cacheable. */
-  private readonly ends: [string?, string?] = [];
+  /**
+   * The end a 2026-era result gets after its own keys, once written: by method for a cacheable
+   * one (each list has its own cache hint), under `''` for every other.
+   */
+  private readonly ends = new Map<string, string>();
   /**
    * The serialised start of a list answer, per era, method and list: a prepared list is one
    * frozen array, so its answer is serialised once (a filtered list is a new array each time, and
@@ -73,8 +77,14 @@ export class AnswerWriter {
     modern: listHeads(),
   };
 
-  /** @param serverInfo the identity a 2026-era result carries in `_meta`, as the SDK's server has it. */
-  constructor(private readonly serverInfo: unknown) {}
+  /**
+   * @param serverInfo the identity a 2026-era result carries in `_meta`, as the SDK's server has it.
+   * @param cacheHints the endpoint's cache hints of each list (the SDK server's `cacheHints`).
+   */
+  constructor(
+    private readonly serverInfo: unknown,
+    private readonly cacheHints?: McpCacheHints,
+  ) {}
 
   /**
    * The JSON-RPC text of the answer to request `id` of `method` with `result`. Throws what
@@ -89,7 +99,7 @@ export class AnswerWriter {
     if (era === 'legacy') return JSON.stringify({ result, jsonrpc: '2.0', id });
     if (hasAnyKey(result, MODERN_RESULT_KEYS)) {
       return JSON.stringify({
-        result: modernResult(result, method, this.serverInfo),
+        result: modernResult(result, method, this.serverInfo, this.cacheHints),
         jsonrpc: '2.0',
         id,
       });
@@ -166,7 +176,8 @@ export class AnswerWriter {
     let head = heads.get(list);
     if (head === undefined) {
       const result = { [LIST_KEYS[method]]: list };
-      const body = era === 'modern' ? modernResult(result, method, this.serverInfo) : result;
+      const body =
+        era === 'modern' ? modernResult(result, method, this.serverInfo, this.cacheHints) : result;
       const json = `{"result":${JSON.stringify(body)},"jsonrpc":"2.0","id":`;
       head = Buffer.from(era === 'modern' ? json : `event: message\ndata: ${json}`);
       heads.set(list, head);
@@ -179,8 +190,14 @@ export class AnswerWriter {
    * its keys), without the opening brace: written once per kind of method.
    */
   private modernEnd(method: string): string {
-    const at = isCacheable(method) ? 1 : 0;
-    return (this.ends[at] ??= JSON.stringify(modernResult({}, method, this.serverInfo)).slice(1));
+    // Keyed by the method only when it is cacheable: a closed set, so the map stays small.
+    const key = cacheFieldsOf(this.cacheHints, method) === undefined ? '' : method;
+    let end = this.ends.get(key);
+    if (end === undefined) {
+      end = JSON.stringify(modernResult({}, method, this.serverInfo, this.cacheHints)).slice(1);
+      this.ends.set(key, end);
+    }
+    return end;
   }
 }
 
@@ -195,26 +212,26 @@ function listHeads(): ListHeads {
   };
 }
 
-/** The methods whose 2026-era results carry the cache fields. */
-function isCacheable(method: string): boolean {
-  return isListMethod(method) || method === 'resources/read';
-}
-
 function hasAnyKey(value: object, keys: readonly string[]): boolean {
   for (const key of keys) if (key in value) return true;
   return false;
 }
 
-/** A 2026-era result: what the SDK adds to every result, and to a cacheable one. */
+/**
+ * A 2026-era result: what the SDK adds to every result, and to a cacheable one (its cache
+ * fields, from the configured hint of its list over the defaults).
+ */
 function modernResult(
   result: Record<string, unknown>,
   method: string,
   serverInfo: unknown,
+  cacheHints: McpCacheHints | undefined,
 ): Record<string, unknown> {
+  const cache = cacheFieldsOf(cacheHints, method);
   return {
     ...result,
     resultType: 'complete',
-    ...(isCacheable(method) && { ttlMs: 0, cacheScope: 'private' }),
+    ...(cache && { ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }),
     _meta: { ...(result._meta as object), [SERVER_INFO_META_KEY]: serverInfo },
   };
 }

@@ -48,9 +48,9 @@ export class DirectAnswers {
   private readonly writer: AnswerWriter;
   private readonly protocol: ResolvedMcpEndpointOptions['protocol'];
 
-  constructor(options: Pick<ResolvedMcpEndpointOptions, 'protocol' | 'serverInfo'>) {
+  constructor(options: Pick<ResolvedMcpEndpointOptions, 'protocol' | 'serverInfo' | 'cacheHints'>) {
     this.protocol = options.protocol;
-    this.writer = new AnswerWriter(options.serverInfo);
+    this.writer = new AnswerWriter(options.serverInfo, options.cacheHints);
   }
 
   /**

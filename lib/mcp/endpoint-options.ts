@@ -10,6 +10,7 @@ import type { InstanceBus } from '../core/instance-bus.js';
 import type { McpRequestStateOptions } from './asking.js';
 import type { McpTaskOptions } from './tasks.js';
 import type { McpAuthOptions } from './auth/bearer-auth.js';
+import { resolveCacheHints, type McpCacheHints } from './cache-hints.js';
 
 /** Which MCP protocol eras the endpoint serves. */
 export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
@@ -49,8 +50,17 @@ export interface McpEndpointOptions {
    */
   directAnswers?: boolean;
   /**
+   * The cache hints of each list on the 2026-07-28 era (`ttlMs`, `cacheScope`), keyed `tools`,
+   * `resources`, `resourceTemplates` and `prompts`; a list or field left out keeps `ttlMs: 0`
+   * and `cacheScope: 'private'`. `'public'` is refused on a list that depends on the caller
+   * (something in it requires scopes or has a guard with `canList`).
+   * @default {}
+   */
+  cacheHints?: McpCacheHints;
+  /**
    * Sign callers in with OAuth bearer tokens (the endpoint is then a protected resource, see
-   * {@link McpAuthOptions}). Without it, the endpoint answers whoever may reach it.
+   * {@link McpAuthOptions}). Without it, the endpoint answers whoever may reach it. With it,
+   * every tool's listing says `oauth2` in `_meta.securitySchemes`, with the scopes a call needs.
    */
   auth?: McpAuthOptions;
   /**
@@ -135,6 +145,7 @@ export function resolveMcpEndpointOptions(
     maxBodyBytes,
     protocol,
     directAnswers: options.directAnswers ?? true,
+    cacheHints: resolveCacheHints(options.cacheHints),
     identify: options.identify ?? identifyByUserOrPrincipal,
   });
 }

@@ -25,4 +25,20 @@ export const MCP_MESSAGES = {
     `mcp.tasks.${name} must be a positive whole number${unit === null ? '' : ` of ${unit}`}, got ${value}.`,
   taskTtlAboveMax: (ttlMs: number, maxTtlMs: number) =>
     `mcp.tasks.ttlMs (${ttlMs}) is longer than mcp.tasks.maxTtlMs (${maxTtlMs}): raise maxTtlMs, or leave it out.`,
+  cacheHintsNotObject: (value: unknown) =>
+    `mcp.cacheHints must be an object of lists (tools, resources, resourceTemplates, prompts), got ${JSON.stringify(value)}.`,
+  cacheHintList: (list: string) =>
+    `mcp.cacheHints has no list ${JSON.stringify(list)}: give tools, resources, resourceTemplates or prompts.`,
+  cacheHintNotObject: (list: string, value: unknown) =>
+    `mcp.cacheHints.${list} must be an object such as { ttlMs: 60000, cacheScope: 'private' }, got ${JSON.stringify(value)}.`,
+  cacheHintKey: (list: string, key: string) =>
+    `mcp.cacheHints.${list} has no option ${JSON.stringify(key)}: a cache hint takes ttlMs and cacheScope.`,
+  cacheHintTtl: (list: string, value: unknown) =>
+    `mcp.cacheHints.${list}.ttlMs must be a whole number of milliseconds, 0 or more, got ${String(value)}.`,
+  cacheHintScope: (list: string, value: unknown) =>
+    `mcp.cacheHints.${list}.cacheScope must be 'public' or 'private', got ${JSON.stringify(value)}.`,
+  cacheHintPublicPerCaller: (list: string) =>
+    `mcp.cacheHints.${list}.cacheScope is 'public', but the ${list} list depends on the caller ` +
+    `(something in it requires scopes or has a guard with canList), and a cache shared between ` +
+    `users would show one caller's list to another: use 'private', or leave cacheScope out.`,
 } as const;

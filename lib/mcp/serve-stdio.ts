@@ -18,7 +18,7 @@ import { createMcpServerFactory } from './tool-surface.js';
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions extends Pick<
   McpEndpointOptions,
-  'serverInfo' | 'instructions' | 'protocol'
+  'serverInfo' | 'instructions' | 'protocol' | 'cacheHints'
 > {
   /** The context of every call: there is no HTTP request to resolve one from. */
   context?: ToolContext;
@@ -48,7 +48,10 @@ export function serveStdio(
 /** {@link serveStdio} with resolved endpoint options (the Nest app's, for `serveAppStdio`). */
 export function serveInvokerStdio(
   invoker: ToolInvoker,
-  endpoint: Pick<ResolvedMcpEndpointOptions, 'serverInfo' | 'instructions' | 'protocol'>,
+  endpoint: Pick<
+    ResolvedMcpEndpointOptions,
+    'serverInfo' | 'instructions' | 'protocol' | 'cacheHints'
+  >,
   options: Omit<ServeStdioOptions, keyof McpEndpointOptions> = {},
 ): StdioServerHandle {
   const logger = options.logger ?? {

@@ -32,6 +32,7 @@ import { McpOperationSurface } from './operation-surface.js';
 import type { McpTasks } from './tasks.js';
 import { SurfaceServer } from './sdk-workarounds.js';
 import { toMcpTool } from './tool-entry.js';
+import { refusePublicCallerLists, sdkCacheHints } from './cache-hints.js';
 import type { Era, McpEra, McpEraSettings, McpToolCallParams } from './eras/era.js';
 import { legacyEra, type LegacyEra } from './eras/2025-11-25/index.js';
 import type { LegacyElicitation } from './eras/2025-11-25/asking.js';
@@ -44,7 +45,8 @@ export interface McpServerFactoryOptions {
   readonly options: Pick<
     ResolvedMcpEndpointOptions,
     'serverInfo' | 'instructions' | 'requestState'
-  >;
+  > &
+    Partial<Pick<ResolvedMcpEndpointOptions, 'auth' | 'cacheHints'>>;
   readonly logger: ToolLogger;
   /**
    * The explicit context of every call and listing, merged over the invoker's ambient one: fixed
@@ -143,6 +145,8 @@ export class McpToolSurface {
   private readonly prompts: ReadonlySet<string>;
   /** The invoker's catalog and runner, which calls go through. */
   private readonly runner: CatalogInvoker;
+  /** The SDK server's `cacheHints` option, when some list has one. */
+  private readonly cacheHints: ReturnType<typeof sdkCacheHints>;
 
   constructor(readonly settings: McpServerFactoryOptions) {
     const { invoker } = settings;
@@ -163,6 +167,15 @@ export class McpToolSurface {
         .map(({ spec }) => spec.name),
     );
     this.filtersListing = catalog.filtersListing('MCP');
+    const { auth, cacheHints } = settings.options;
+    refusePublicCallerLists(cacheHints, {
+      tools: this.filtersListing,
+      resources: catalog.filtersListing('MCP', 'resource'),
+      resourceTemplates: catalog.filtersListing('MCP', 'resource'),
+      prompts: catalog.filtersListing('MCP', 'prompt'),
+    });
+    this.cacheHints = sdkCacheHints(cacheHints);
+    const signIn = auth && { requiredScopes: auth.requiredScopes ?? [] };
     const operations = new McpOperationSurface({
       invoker,
       logger: settings.logger,
@@ -174,8 +187,8 @@ export class McpToolSurface {
     this.legacyElicitation = this.eras.legacy.elicitation;
     const { legacy, modern } = this.eras;
     this.prepared = {
-      modern: new Map(manifest.map((d) => [d, toMcpTool(d, modern)])),
-      legacy: new Map(manifest.map((d) => [d, toMcpTool(d, legacy)])),
+      modern: new Map(manifest.map((d) => [d, toMcpTool(d, modern, signIn)])),
+      legacy: new Map(manifest.map((d) => [d, toMcpTool(d, legacy, signIn)])),
     };
     this.fullList = {
       modern: Object.freeze([...this.prepared.modern.values()]),
@@ -389,6 +402,7 @@ export class McpToolSurface {
     const serverOptions = {
       capabilities: era.capabilities,
       ...(options.instructions !== undefined && { instructions: options.instructions }),
+      ...(this.cacheHints && { cacheHints: this.cacheHints }),
       ...era.serverOptions,
     };
     const { telemetry } = this;

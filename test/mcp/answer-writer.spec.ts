@@ -9,10 +9,12 @@ import {
 import fc from 'fast-check';
 import {
   AnswerWriter,
+  isListMethod,
   LIST_KEYS,
   refusalOf,
   type ListMethod,
 } from '../../lib/mcp/answer-writer.js';
+import { sdkCacheHints, type McpCacheHints } from '../../lib/mcp/cache-hints.js';
 import { eraHeaders, MODERN_META, type Era } from '../fixtures/mcp-http.js';
 
 /**
@@ -26,7 +28,8 @@ import { eraHeaders, MODERN_META, type Era } from '../fixtures/mcp-http.js';
  * a registered `tools/call` handler: what is compared is how a result is encoded and framed, from
  * the handler's return to the bytes. A result here has none of the keys the 2026 era's encoding
  * owns (`resultType`, `ttlMs`, `cacheScope`, the server's identity in `_meta`), as no result the
- * direct path answers with does.
+ * direct path answers with does. With cache hints, the SDK's server has them as its
+ * `cacheHints` option and answers a list from a registered handler, which the hints apply to.
  */
 const SEED = 20260728;
 const RUNS = 150;
@@ -96,19 +99,28 @@ async function sdkAnswer(
   method: Method,
   id: string | number,
   handling: Handling,
+  cacheHints?: McpCacheHints,
 ): Promise<Written> {
   const handler = createMcpHandler(
     () => {
+      const hints = sdkCacheHints(cacheHints);
       const server = new Server(SERVER_INFO, {
         capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
+        ...(hints && { cacheHints: hints }),
       });
-      server.fallbackRequestHandler = async (_request, ctx) => {
+      const answer = async (
+        _request: unknown,
+        ctx: { mcpReq: { notify: (notification: never) => Promise<void> } },
+      ) => {
         for (const notification of handling.notifications ?? []) {
           await ctx.mcpReq.notify(notification as never);
         }
         if (handling.error) throw handling.error;
         return handling.result! as never;
       };
+      server.fallbackRequestHandler = answer as never;
+      // The server's cache hints apply to the handlers registered for their methods.
+      if (hints && isListMethod(method)) server.setRequestHandler(method, answer as never);
       return server;
     },
     { legacy: 'stateless' },
@@ -181,6 +193,34 @@ const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
 const metas = fc
   .dictionary(keys, json, { maxKeys: 3 })
   .filter((meta) => !Object.hasOwn(meta, SERVER_INFO_META_KEY));
+/** A tool's `securitySchemes`, in the convention of OpenAI's Apps SDK. */
+const securitySchemes = fc.array(
+  fc.oneof(
+    fc.constant({ type: 'noauth' }),
+    fc.record({ type: fc.constant('oauth2'), scopes: fc.array(texts) }, { requiredKeys: ['type'] }),
+  ),
+  { maxLength: 2 },
+);
+/** A list entry's `_meta`: any, or other keys then `securitySchemes`, as tools list it. */
+const entryMetas = fc.oneof(
+  metas,
+  fc.tuple(metas, securitySchemes).map(([meta, schemes]) => ({
+    ...meta,
+    securitySchemes: schemes,
+  })),
+);
+/** An endpoint's cache hints: any list, any field, each at will. */
+const cacheHint = fc.record(
+  {
+    ttlMs: fc.oneof(fc.nat(), fc.constantFrom(0, Number.MAX_SAFE_INTEGER)),
+    cacheScope: fc.constantFrom('public', 'private'),
+  },
+  { requiredKeys: [] },
+);
+const cacheHints: fc.Arbitrary<McpCacheHints> = fc.record(
+  { tools: cacheHint, resources: cacheHint, resourceTemplates: cacheHint, prompts: cacheHint },
+  { requiredKeys: [] },
+);
 const contents = fc.array(
   fc.oneof(
     fc.record({ type: fc.constant('text'), text: texts }),
@@ -231,7 +271,7 @@ const entries = fc.array(
       title: texts,
       description: texts,
       inputSchema: fc.record({ type: fc.constant('object'), properties: fc.constant({}) }),
-      _meta: metas,
+      _meta: entryMetas,
     },
     { requiredKeys: ['name'] },
   ),
@@ -309,6 +349,29 @@ describe('the answer writer writes the bytes the SDK writes', () => {
     );
   });
 
+  it('for every list with cache hints, each list its own, answered again with another id', async () => {
+    await check(
+      fc.asyncProperty(
+        eras,
+        listMethods,
+        entries,
+        cacheHints,
+        fc.array(ids, { minLength: 2, maxLength: 2 }),
+        async (era, method, list, hints, answered) => {
+          const writer = new AnswerWriter(SERVER_INFO, hints);
+          const frozen = Object.freeze(list);
+          for (const id of answered) {
+            const recorder = new Recorder();
+            writer.writeList(recorder.target, era, method, id, frozen);
+            const result = { [LIST_KEYS[method]]: frozen };
+            const sdk = await sdkAnswer(era, method, id, { result }, hints);
+            expectSameAnswer(recorder.written(), sdk);
+          }
+        },
+      ),
+    );
+  });
+
   it('for an error a handler throws, with and without data', async () => {
     await check(
       fc.asyncProperty(
@@ -356,26 +419,35 @@ describe('the answer writer writes the bytes the SDK writes', () => {
     );
   });
 
-  it('for one writer answering every kind in turn (what it remembers is per kind)', async () => {
-    const writer = new AnswerWriter(SERVER_INFO);
-    const list = Object.freeze([{ name: 'echo', inputSchema: { type: 'object' } }]);
-    for (const era of ['modern', 'legacy', 'modern'] as const) {
-      for (const [method, result] of [
-        ['tools/call', { content: [] }],
-        ['resources/read', { contents: [] }],
-        ['tools/call', {}],
-        ['resources/read', { contents: [{ uri: 'demo://a', text: 'ü' }] }],
-      ] as const) {
-        const recorder = new Recorder();
-        writer.writeAnswer(recorder.target, era, writer.resultText(era, method, 7, result));
-        expectSameAnswer(recorder.written(), await sdkAnswer(era, method, 7, { result }));
+  it.each<[string, McpCacheHints | undefined]>([
+    ['without cache hints', undefined],
+    ['with cache hints', { tools: { ttlMs: 60_000, cacheScope: 'public' }, prompts: { ttlMs: 5 } }],
+  ])(
+    'for one writer answering every kind in turn, %s (what it remembers is per kind)',
+    async (_, hints) => {
+      const writer = new AnswerWriter(SERVER_INFO, hints);
+      const list = Object.freeze([{ name: 'echo', inputSchema: { type: 'object' } }]);
+      for (const era of ['modern', 'legacy', 'modern'] as const) {
+        for (const [method, result] of [
+          ['tools/call', { content: [] }],
+          ['resources/read', { contents: [] }],
+          ['tools/call', {}],
+          ['resources/read', { contents: [{ uri: 'demo://a', text: 'ü' }] }],
+        ] as const) {
+          const recorder = new Recorder();
+          writer.writeAnswer(recorder.target, era, writer.resultText(era, method, 7, result));
+          expectSameAnswer(recorder.written(), await sdkAnswer(era, method, 7, { result }, hints));
+        }
+        for (const method of ['tools/list', 'prompts/list', 'resources/list'] as const) {
+          const recorder = new Recorder();
+          writer.writeList(recorder.target, era, method, 'x', list);
+          const result = { [LIST_KEYS[method]]: list };
+          expectSameAnswer(
+            recorder.written(),
+            await sdkAnswer(era, method, 'x', { result }, hints),
+          );
+        }
       }
-      for (const method of ['tools/list', 'prompts/list'] as const) {
-        const recorder = new Recorder();
-        writer.writeList(recorder.target, era, method, 'x', list);
-        const result = { [LIST_KEYS[method]]: list };
-        expectSameAnswer(recorder.written(), await sdkAnswer(era, method, 'x', { result }));
-      }
-    }
-  });
+    },
+  );
 });

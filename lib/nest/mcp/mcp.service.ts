@@ -73,11 +73,14 @@ export class McpService
   /**
    * Prepares the endpoint in an application that serves HTTP, and subscribes to what other
    * instances pass on; an application context (the command line, a worker) serves no MCP, so
-   * it prepares nothing and warns of nothing. A bus that does not answer fails the bootstrap
-   * with `mcp.busRequired`; otherwise it is logged once, and subscribed to once it answers.
+   * it prepares nothing and warns of nothing. Options the prepared lists refuse fail the
+   * bootstrap; a bus that does not answer fails it with `mcp.busRequired`, otherwise it is
+   * logged once, and subscribed to once it answers.
    */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.adapterHost?.httpAdapter) return;
+    // A configuration the lists refuse (a public cache hint on a list per caller) fails here.
+    this.endpoint.prepare();
     try {
       await this.endpoint.listen();
     } catch (error) {
