@@ -6,6 +6,7 @@
  */
 /* eslint-disable @typescript-eslint/no-unused-expressions -- an example may show a value */
 import { readFile } from 'node:fs/promises';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import {
   createRuntimeToolFactory,
@@ -18,6 +19,7 @@ import {
   isProgrammingError,
   ToolError,
   ToolsConfigurationError,
+  withJsonSchema,
   type ToolGuard,
   type ToolHooks,
 } from 'toolwright/core';
@@ -27,6 +29,32 @@ declare const articles: { slugs(): string[]; body(slug: string): Promise<string>
 declare const log: { info(entry: object): void };
 declare const logger: { error(message: string): void };
 declare class InvoiceTools {}
+
+export const findCustomer = defineRuntimeTool({
+  description: 'Find a customer by email',
+  identity: { serviceName: 'customers', action: 'find', method: 'GET' },
+  //#region JsonSchemaDocument
+  input: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+  //#endregion
+  handler: ({ input }) => ({ email: String(input.email) }),
+});
+
+declare const mySchema: StandardSchemaV1<{ q: string }>;
+
+//#region withJsonSchema
+const Query = withJsonSchema(mySchema, {
+  type: 'object',
+  properties: { q: { type: 'string' } },
+  required: ['q'],
+});
+//#endregion
+
+export const search = defineRuntimeTool({
+  description: 'Search',
+  identity: { serviceName: 'search', action: 'run', method: 'GET' },
+  input: Query,
+  handler: ({ input }) => input.q,
+});
 
 //#region defineRuntimeTool
 export const pingTool = defineRuntimeTool({

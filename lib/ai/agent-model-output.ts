@@ -1,6 +1,8 @@
 import type { ToolResultPart } from 'ai';
 import type { ToolLogger } from '../core/hooks.js';
+import { isThenable } from '../core/maybe-async.js';
 import type { ToolSpec } from '../core/runtime-tool.js';
+import { parserOf } from '../core/schema-parse.js';
 
 /** What a model reads for a tool result (the SDK does not export this type by name). */
 export type ToolResultOutput = ToolResultPart['output'];
@@ -32,10 +34,11 @@ function jsonValue(value: unknown): ToolResultOutput {
 function parsedOutput(spec: ToolSpec, output: unknown): unknown {
   if (!spec.output) return output;
   try {
-    const parsed = spec.output.safeParse(output);
-    return parsed.success ? parsed.data : output;
+    const parsed = parserOf(spec.output)(output);
+    // An asynchronous schema cannot parse in place: present the value as it is.
+    return !isThenable(parsed) && parsed.success ? parsed.data : output;
   } catch {
-    return output; // an async refinement cannot parse synchronously: present the value as it is
+    return output;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolError, ToolsConfigurationError, validationError } from './errors.js';
-import { deepFreeze, isObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
+import { deepFreeze, isZodObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
 import type { ToolCallInfo } from './types.js';
 
 /**
@@ -119,7 +119,7 @@ const requestedSchemas = new WeakMap<object, JsonSchema>();
  * Zod schema still checks the answer. Frozen, made once per schema.
  */
 export function assertElicitationSchema(schema: unknown, owner: string): JsonSchema {
-  if (!isObjectSchema(schema)) {
+  if (!isZodObjectSchema(schema)) {
     throw new ToolsConfigurationError(CORE_MESSAGES.elicitationNotObject(owner));
   }
   const made = requestedSchemas.get(schema);

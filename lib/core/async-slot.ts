@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-// Every slot lives in this one storage. On Node 20 each enabled AsyncLocalStorage adds its own
-// work to every promise and async resource the process creates, whether it holds a value or
-// not: one storage per value (the call frame, the HTTP request) made every request pay it twice.
+// Every slot lives in this one storage. Where AsyncLocalStorage runs on async hooks (Node 22),
+// each enabled storage adds its own work to every promise and async resource the process
+// creates, whether it holds a value or not: one storage per value (the call frame, the HTTP
+// request) made every request pay it twice.
 const storage = new AsyncLocalStorage<unknown[]>();
 let slots = 0;
 

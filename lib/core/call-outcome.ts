@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { report } from './call-sinks.js';
 import { isProgrammingError, ToolError } from './errors.js';
 import { Refusal } from './handler-wait.js';
@@ -13,10 +12,13 @@ export interface Outcome {
   readonly thrown?: { readonly value: unknown };
 }
 
-/** The output did not match its schema: the client learns nothing, hooks get the ZodError. */
+/**
+ * The output did not match its schema: the client learns nothing, hooks get the schema's error
+ * (a `ZodError`, or a `SchemaValidationError` for another library).
+ */
 export class OutputMismatch {
   constructor(
-    readonly error: z.core.$ZodError,
+    readonly error: { readonly issues: readonly unknown[] },
     readonly output: unknown,
   ) {}
 }

@@ -1,3 +1,4 @@
+import { parserOf } from './schema-parse.js';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import type { ToolGuard } from './hooks.js';
@@ -250,6 +251,7 @@ function compileTool(
     );
   }
   const completers = definition.operation?.complete && bindCompleters(definition, bound);
+  const owner = `Tool "${definition.name}" (${definition.origin})`;
   return Object.freeze({
     kind: definition.operation?.kind ?? 'tool',
     ...(definition.operation?.kind === 'resource' && { finish: withUri }),
@@ -260,6 +262,11 @@ function compileTool(
       : describeTool(definition),
     handler: bound.handler,
     guards: Object.freeze([...guards, ...(bound.guards ?? [])]),
+    parse: Object.freeze({
+      input: parserOf(definition.input, owner, 'input'),
+      ...(definition.context && { context: parserOf(definition.context, owner, 'input') }),
+      ...(definition.output && { output: parserOf(definition.output, owner, 'output') }),
+    }),
   });
 }
 

@@ -23,14 +23,14 @@ export const CORE_MESSAGES = {
   unknownMethod: (name: string, origin: string, method: unknown) =>
     `${tool(name, origin)} has method "${String(method)}"; use one of ${TOOL_METHODS.join(', ')}.`,
   inputNotObject: (name: string, origin: string) =>
-    `${tool(name, origin)} must have a Zod object input schema (z.object({...})); ` +
-    'wrap a scalar or union in an object.',
-  outputNotZod: (name: string, origin: string) =>
-    `${tool(name, origin)} has an output that is not a Zod schema; ` +
-    'give a Zod schema, or leave `output` out.',
-  contextNotZod: (name: string, origin: string) =>
-    `${tool(name, origin)} has a context that is not a Zod schema; ` +
-    'give a Zod schema, or leave `context` out.',
+    `${tool(name, origin)} must have an object input schema (z.object({...}), v.object({...}), ` +
+    "type({...}) or a JSON Schema with type: 'object'); wrap a scalar or union in an object.",
+  outputNotSchema: (name: string, origin: string) =>
+    `${tool(name, origin)} has an output that is not a schema; give a Zod schema, another ` +
+    'Standard Schema or a JSON Schema object, or leave `output` out.',
+  contextNotSchema: (name: string, origin: string) =>
+    `${tool(name, origin)} has a context that is not a schema; give a Zod schema, another ` +
+    'Standard Schema or a JSON Schema object, or leave `context` out.',
   noTransport: (name: string, origin: string) =>
     `${tool(name, origin)} must be exposed on at least one transport; omit \`transports\` for MCP and AGENT.`,
   unknownTransport: (name: string, origin: string, transport: unknown) =>
@@ -87,7 +87,7 @@ export const CORE_MESSAGES = {
   notToolClass: (className: string) =>
     `${className} is not a tool class: decorate it with @ToolFactory and its methods with @Tool.`,
   factoryContext: (serviceName: string) =>
-    `Tool factory "${serviceName}" needs a Zod \`context\` schema.`,
+    `Tool factory "${serviceName}" needs a \`context\` schema (Zod, another Standard Schema or a JSON Schema object).`,
   notATool: (entry: string) =>
     `Not a tool: ${entry}. Use defineRuntimeTool(...) or a class decorated with @ToolFactory.`,
   registryDefaults: () =>
@@ -136,6 +136,16 @@ export const CORE_MESSAGES = {
     `${schema(owner, io)} cannot be expressed in JSON Schema, at ${at}: ${reason}.`,
   unconvertible: (owner: string | undefined, io: string, reason: string) =>
     `${schema(owner, io)} cannot be converted to JSON Schema: ${reason}`,
+  noJsonSchema: (owner: string | undefined, io: string, vendor: string) =>
+    `${schema(owner, io)} (a ${vendor} schema) has no JSON Schema for MCP to list: use the ` +
+    "library's Standard JSON Schema form (Valibot: toStandardJsonSchema of " +
+    '@valibot/to-json-schema), or give one with withJsonSchema(schema, { type: ... }).',
+  withJsonSchemaNotStandard: () =>
+    'withJsonSchema(schema, jsonSchema) takes a Standard Schema (Zod, Valibot, ArkType, …) first.',
+  withJsonSchemaNotDocument: () =>
+    'withJsonSchema(schema, jsonSchema) takes a JSON Schema object second, e.g. { type: "object" }.',
+  invalidJsonSchema: (owner: string | undefined, io: string, reason: string) =>
+    `${schema(owner, io)} is not a valid JSON Schema: ${reason}`,
   unclosedExpression: (template: string) =>
     `URI template "${template}" has an unclosed "{": close it with "}".`,
   templateExpression: (template: string, expression: string) =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SchemaIssue } from './schema-parse.js';
 
 /**
  * HTTP-like status for each error code the framework knows. Applications may use any other code;
@@ -171,19 +172,27 @@ function isZodError(value: unknown): value is z.core.$ZodError {
   );
 }
 
-function issuePath(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(root)' : path.map(String).join('.');
+function issuePath(path: SchemaIssue['path'] = []): string {
+  if (path.length === 0) return '(root)';
+  return path
+    .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+    .join('.');
 }
 
-function toIssues(error: z.core.$ZodError): ValidationIssue[] {
+/** A schema's failures: Zod's `ZodError`, or any Standard Schema's issues. */
+interface SchemaFailure {
+  readonly issues: readonly SchemaIssue[];
+}
+
+function toIssues(error: SchemaFailure): ValidationIssue[] {
   return error.issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
     path: issuePath(issue.path),
-    code: issue.code,
+    code: typeof issue.code === 'string' ? issue.code : 'invalid',
     message: issue.message,
   }));
 }
 
-function summarise(label: string, error: z.core.$ZodError): string {
+function summarise(label: string, error: SchemaFailure): string {
   const lines = error.issues
     .slice(0, MAX_SUMMARISED_ISSUES)
     .map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
@@ -195,7 +204,7 @@ function summarise(label: string, error: z.core.$ZodError): string {
 export type ValidationTarget = 'input' | 'context' | 'elicitation';
 
 /** Builds the `VALIDATION_ERROR` for a failed parse of a call's input or context. */
-export function validationError(target: ValidationTarget, error: z.core.$ZodError): ToolError {
+export function validationError(target: ValidationTarget, error: SchemaFailure): ToolError {
   return new ToolError('VALIDATION_ERROR', {
     message: summarise(`Invalid ${target}`, error),
     details: { target, issues: toIssues(error) },

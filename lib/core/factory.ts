@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import {
   defineRuntimeTool,
   type NoInput,
@@ -8,11 +7,11 @@ import {
 } from './runtime-tool.js';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
-import { isZodSchema } from './schema.js';
+import { isToolSchema, type ToolSchema } from './schema.js';
 import type { ToolMethod } from './types.js';
 
 /** The options of {@link createRuntimeToolFactory}. */
-export interface RuntimeToolFactoryOptions<C extends z.ZodType> {
+export interface RuntimeToolFactoryOptions<C extends ToolSchema> {
   serviceName: string;
   scope?: string;
   meta?: Record<string, unknown>;
@@ -23,8 +22,8 @@ export interface RuntimeToolFactoryOptions<C extends z.ZodType> {
 /** What `factory.define` takes: a runtime tool without identity or context, plus `action` and `method`. */
 export type FactoryToolConfig<
   I extends ToolInputSchema,
-  O extends z.ZodType | undefined,
-  C extends z.ZodType,
+  O extends ToolSchema | undefined,
+  C extends ToolSchema,
 > = Omit<RuntimeToolConfig<I, O, C>, 'identity' | 'context'> & {
   action: string;
   method: ToolMethod;
@@ -33,11 +32,11 @@ export type FactoryToolConfig<
 };
 
 /** A factory of tools that share a service identity and a context schema. */
-export interface RuntimeToolFactory<C extends z.ZodType> {
+export interface RuntimeToolFactory<C extends ToolSchema> {
   readonly serviceName: string;
   readonly scope?: string;
   readonly context: C;
-  define<I extends ToolInputSchema = NoInput, O extends z.ZodType | undefined = undefined>(
+  define<I extends ToolInputSchema = NoInput, O extends ToolSchema | undefined = undefined>(
     config: FactoryToolConfig<I, O, C>,
   ): RuntimeTool<I, O, C>;
 }
@@ -61,18 +60,18 @@ export interface RuntimeToolFactory<C extends z.ZodType> {
  *   handler: ({ input, context }) => invoices.find(context.tenantId, input.id),
  * });
  */
-export function createRuntimeToolFactory<C extends z.ZodType>(
+export function createRuntimeToolFactory<C extends ToolSchema>(
   options: RuntimeToolFactoryOptions<C>,
 ): RuntimeToolFactory<C> {
   const { serviceName, scope, meta, context } = options;
-  if (!isZodSchema(context)) {
+  if (!isToolSchema(context)) {
     throw new ToolsConfigurationError(CORE_MESSAGES.factoryContext(serviceName));
   }
   return Object.freeze({
     serviceName,
     scope,
     context,
-    define<I extends ToolInputSchema = NoInput, O extends z.ZodType | undefined = undefined>(
+    define<I extends ToolInputSchema = NoInput, O extends ToolSchema | undefined = undefined>(
       config: FactoryToolConfig<I, O, C>,
     ): RuntimeTool<I, O, C> {
       const toolMeta = config.meta ?? meta;

@@ -13,6 +13,7 @@ export type { ErrorMapper } from './errors.js';
 export type { ToolResult } from './result.js';
 export { presentationOf } from './presentation.js';
 export { defineRuntimeTool } from './runtime-tool.js';
+export { withJsonSchema, type JsonSchemaDocument, type ToolSchema } from './schema.js';
 export type { RuntimeTool, ToolCall } from './runtime-tool.js';
 export { defineResource, defineResourceTemplate, definePrompt } from './operations.js';
 export type { PromptMessage, ResourceCall, RuntimeOperation } from './operations.js';

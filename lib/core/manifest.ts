@@ -1,6 +1,6 @@
 import type { ToolSpec } from './runtime-tool.js';
 import { assertElicitationSchema } from './asking.js';
-import { toJsonSchema, type JsonSchema } from './schema.js';
+import { jsonSchemaOf, type JsonSchema } from './schema.js';
 import type { ToolAnnotations, ToolIdentity, ToolTaskSupport, ToolTransport } from './types.js';
 import type { OperationIcon } from './operations.js';
 
@@ -33,7 +33,7 @@ export interface ToolDescriptor {
 /**
  * The frozen descriptor of a tool. Runs for every tool when an invoker is created, so a schema
  * JSON Schema cannot express is refused at composition (`ToolsConfigurationError`, see
- * {@link toJsonSchema}).
+ * {@link jsonSchemaOf}).
  */
 export function describeTool(spec: ToolSpec): ToolDescriptor {
   const owner = `Tool "${spec.name}" (${spec.origin})`;
@@ -43,8 +43,8 @@ export function describeTool(spec: ToolSpec): ToolDescriptor {
     identity: spec.identity,
     transports: spec.transports,
     annotations: spec.annotations,
-    inputSchema: toJsonSchema(spec.input, 'input', owner),
-    ...(spec.output !== undefined && { outputSchema: toJsonSchema(spec.output, 'output', owner) }),
+    inputSchema: jsonSchemaOf(spec.input, 'input', owner),
+    ...(spec.output !== undefined && { outputSchema: jsonSchemaOf(spec.output, 'output', owner) }),
     ...(spec.scopes !== undefined && { scopes: spec.scopes }),
     ...(spec.task !== undefined && { task: spec.task }),
     ...(spec.icons !== undefined && { icons: spec.icons }),

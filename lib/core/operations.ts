@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
@@ -11,7 +12,14 @@ import {
   type ToolInputSchema,
   type ToolSpec,
 } from './runtime-tool.js';
-import { deepFreeze, isObjectSchema, toJsonSchema } from './schema.js';
+import {
+  deepFreeze,
+  isObjectSchema,
+  jsonSchemaOf,
+  propertyNames,
+  type SchemaOutput,
+  type ToolSchema,
+} from './schema.js';
 import {
   promptOutput,
   resourceOutput,
@@ -79,7 +87,7 @@ export type ResourceCall<Variables = Record<string, never>, Context = ToolContex
 };
 
 /** What resources, templates and prompts declare in common. */
-interface OperationConfig<C extends z.ZodType | undefined> {
+interface OperationConfig<C extends ToolSchema | undefined> {
   /** The name the registry, the command line and MCP lists know it by (`^[a-zA-Z0-9_-]{1,64}$`). */
   name: string;
   title?: string;
@@ -99,11 +107,12 @@ interface OperationConfig<C extends z.ZodType | undefined> {
   _meta?: Record<string, unknown>;
 }
 
-type ContextValue<C> = C extends z.ZodType ? z.output<C> : ToolContext;
+type ContextValue<C> = C extends ToolSchema ? SchemaOutput<C> : ToolContext;
+type InputValue<I> = I extends StandardSchemaV1 ? SchemaOutput<I> : Record<string, unknown>;
 
 /** The options of {@link defineResource}. */
 export interface ResourceConfig<
-  C extends z.ZodType | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 > extends OperationConfig<C> {
   /** The resource's URI. */
   uri: string;
@@ -116,7 +125,7 @@ export interface ResourceConfig<
 /** The options of {@link defineResourceTemplate}. */
 export interface ResourceTemplateConfig<
   V extends ToolInputSchema,
-  C extends z.ZodType | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 > extends OperationConfig<C> {
   /** An RFC 6570 URI template, e.g. `kb://articles/{slug}`. */
   uriTemplate: string;
@@ -124,20 +133,20 @@ export interface ResourceTemplateConfig<
   variables: V;
   mimeType?: string;
   /** Suggestions for the variables (MCP `completion/complete`). */
-  complete?: { [K in keyof z.output<V>]?: Completer };
-  read: (call: ResourceCall<z.output<V>, ContextValue<C>>) => ToolHandlerResult<ResourceBody>;
+  complete?: { [K in keyof InputValue<V>]?: Completer };
+  read: (call: ResourceCall<InputValue<V>, ContextValue<C>>) => ToolHandlerResult<ResourceBody>;
 }
 
 /** The options of {@link definePrompt}. */
 export interface PromptConfig<
   A extends ToolInputSchema,
-  C extends z.ZodType | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 > extends OperationConfig<C> {
-  /** The prompt's arguments: a Zod object of string fields (MCP prompt arguments are strings). */
+  /** The prompt's arguments: an object schema of string fields (MCP prompt arguments are strings). */
   args: A;
   /** Suggestions for the arguments (MCP `completion/complete`). */
-  complete?: { [K in keyof z.output<A>]?: Completer };
-  get: (call: ToolCall<z.output<A>, ContextValue<C>>) => ToolHandlerResult<PromptBody>;
+  complete?: { [K in keyof InputValue<A>]?: Completer };
+  get: (call: ToolCall<InputValue<A>, ContextValue<C>>) => ToolHandlerResult<PromptBody>;
 }
 
 /** A resource, resource template or prompt: a runtime tool spec that MCP lists apart. */
@@ -250,7 +259,7 @@ function common(config: OperationConfig<any>) {
  *   read: () => readFile('handbook.md', 'utf8'),
  * });
  */
-export function defineResource<C extends z.ZodType | undefined = undefined>(
+export function defineResource<C extends ToolSchema | undefined = undefined>(
   config: ResourceConfig<C>,
 ): RuntimeOperation {
   return runtimeOperation(config, resourceDeclaration(config), config.read);
@@ -288,7 +297,7 @@ export function resourceDeclaration(
  */
 export function defineResourceTemplate<
   V extends ToolInputSchema,
-  C extends z.ZodType | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 >(config: ResourceTemplateConfig<V, C>): RuntimeOperation {
   return runtimeOperation(
     config,
@@ -310,10 +319,10 @@ export function resourceTemplateDeclaration(
     throw new ToolsConfigurationError(CORE_MESSAGES.templateUri(name));
   }
   const template = new UriTemplate(config.uriTemplate);
-  if (!isObjectSchema(config.variables)) {
+  if (!isObjectSchema(config.variables, owner)) {
     throw new ToolsConfigurationError(CORE_MESSAGES.templateVariables(name));
   }
-  const keys = Object.keys(config.variables.shape).sort();
+  const keys = propertyNames(config.variables, owner).sort();
   const named = [...new Set(template.variables)].sort();
   if (keys.join(',') !== named.join(',')) {
     throw new ToolsConfigurationError(
@@ -348,7 +357,7 @@ export function resourceTemplateDeclaration(
  */
 export function definePrompt<
   A extends ToolInputSchema,
-  C extends z.ZodType | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 >(config: PromptConfig<A, C>): RuntimeOperation {
   return runtimeOperation(
     config,
@@ -366,17 +375,17 @@ export function promptDeclaration(
 ): OperationDeclaration {
   const name = String(config?.name);
   const owner = `The prompt "${name}"`;
-  if (!isObjectSchema(config?.args)) {
+  if (!isObjectSchema(config?.args, owner)) {
     throw new ToolsConfigurationError(CORE_MESSAGES.promptArgs(name));
   }
-  const properties = (toJsonSchema(config.args, 'input', owner) as { properties?: object })
+  const properties = (jsonSchemaOf(config.args, 'input', owner) as { properties?: object })
     .properties as Record<string, { type?: unknown }> | undefined;
   for (const [key, field] of Object.entries(properties ?? {})) {
     if (field.type !== 'string') {
       throw new ToolsConfigurationError(CORE_MESSAGES.promptArgument(name, key));
     }
   }
-  assertCompletions(config.complete, Object.keys(config.args.shape), owner, methods);
+  assertCompletions(config.complete, propertyNames(config.args, owner), owner, methods);
   return declaration(config, config.args, promptOutput, {
     kind: 'prompt',
     ...(config.complete !== undefined && {
@@ -432,7 +441,7 @@ export function describeOperation(
   spec: ToolSpec & { operation: OperationSpec },
 ): OperationDescriptor {
   const owner = `${spec.operation.kind === 'prompt' ? 'Prompt' : 'Resource'} "${spec.name}" (${spec.origin})`;
-  const inputSchema = toJsonSchema(spec.input, 'input', owner);
+  const inputSchema = jsonSchemaOf(spec.input, 'input', owner);
   const { operation } = spec;
   const base = {
     name: spec.name,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import type { SchemaParse, SchemaParser } from './schema-parse.js';
 import { resolveCallContext, type AmbientContext } from './ambient-context.js';
 import type { ToolAsk } from './asking.js';
 import { currentFrame, runInFrame } from './call-context.js';
@@ -55,6 +55,12 @@ export interface CompiledTool {
   readonly descriptor: ToolDescriptor;
   readonly handler: (call: ToolCall<any, any>) => unknown;
   readonly guards: readonly ToolGuard[];
+  /** The parsers of its input, context and output schemas (see `parserOf`). */
+  readonly parse: {
+    readonly input: SchemaParser;
+    readonly context?: SchemaParser;
+    readonly output?: SchemaParser;
+  };
   /** A resource template's or prompt's completers, by argument (methods bound to their instance). */
   readonly completers?: Readonly<Record<string, Completer>>;
   /** Shapes the checked output for the caller and the hooks (a resource read adds its URI). */
@@ -112,16 +118,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
-}
-
-function parse(schema: z.ZodType, value: unknown) {
-  try {
-    return schema.safeParse(value);
-  } catch (error) {
-    // A schema with async refinements cannot parse synchronously.
-    if (error instanceof z.core.$ZodAsyncError) return schema.safeParseAsync(value);
-    throw error;
-  }
 }
 
 function combineSignals(a: CallerSignal | undefined, b: AbortSignal | undefined) {
@@ -278,10 +274,10 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
     if (isPlainObject(replacement)) args = replacement;
   }
 
-  let input: z.ZodSafeParseResult<unknown>;
+  let input: SchemaParse;
   try {
-    const parsing = parse(spec.input, args);
-    input = isThenable(parsing) ? ((yield parsing) as z.ZodSafeParseResult<unknown>) : parsing;
+    const parsing = tool.parse.input(args);
+    input = isThenable(parsing) ? ((yield parsing) as SchemaParse) : parsing;
   } catch (error) {
     // A recursive schema (`z.json()`, `z.lazy()`) runs out of stack on arguments nested
     // thousands deep: the caller learns the arguments are too deep, not what the parser hit.
@@ -291,9 +287,9 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   if (!input.success) throw new Refusal(validationError('input', input.error));
 
   let handlerContext: unknown = context;
-  if (spec.context) {
-    let parsed = parse(spec.context, context);
-    if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
+  if (tool.parse.context) {
+    let parsed = tool.parse.context(context);
+    if (isThenable(parsed)) parsed = (yield parsed) as SchemaParse;
     if (!parsed.success) throw new Refusal(validationError('context', parsed.error));
     handlerContext = parsed.data;
   }
@@ -330,9 +326,9 @@ function* attempt(run: Run): Generator<unknown, unknown, unknown> {
   );
 
   let output = data;
-  if (spec.output) {
-    let parsed = parse(spec.output, data);
-    if (isThenable(parsed)) parsed = (yield parsed) as z.ZodSafeParseResult<unknown>;
+  if (tool.parse.output) {
+    let parsed = tool.parse.output(data);
+    if (isThenable(parsed)) parsed = (yield parsed) as SchemaParse;
     if (!parsed.success) throw new OutputMismatch(parsed.error, data);
     output = tool.finish ? tool.finish(parsed.data, call) : parsed.data;
   } else {

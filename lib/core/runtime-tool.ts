@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Observable } from 'rxjs';
 import { z } from 'zod';
 import { assertToolAsks, type ToolAsker, type ToolAsks } from './asking.js';
@@ -5,7 +6,15 @@ import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 import { assertToolName, deriveToolName } from './naming.js';
 import { isScopeToken } from './principal.js';
-import { deepFreeze, isObjectSchema, isZodSchema } from './schema.js';
+import {
+  deepFreeze,
+  isObjectSchema,
+  isToolSchema,
+  type JsonSchemaDocument,
+  type SchemaInput,
+  type SchemaOutput,
+  type ToolSchema,
+} from './schema.js';
 import type { OperationIcon, OperationSpec } from './operations.js';
 import {
   DEFAULT_TRANSPORTS,
@@ -22,8 +31,11 @@ import {
   type ToolTransport,
 } from './types.js';
 
-/** The only input schema a tool may have: a Zod object. */
-export type ToolInputSchema = z.ZodObject<any, any>;
+/**
+ * The input schema a tool may have: a schema of an object, in Zod (`z.object({...})`), another
+ * Standard Schema library (`v.object({...})`, ``type({...})``) or JSON Schema (`type: 'object'`).
+ */
+export type ToolInputSchema = StandardSchemaV1<any, Record<string, any>> | JsonSchemaDocument;
 
 /**
  * What a handler receives: one object per call.
@@ -78,9 +90,11 @@ export interface ToolPresenters<Output = unknown> {
   agent?: (output: Output) => unknown;
 }
 
-type OutputValue<O> = O extends z.ZodType ? z.output<O> : unknown;
-type HandlerReturn<O> = O extends z.ZodType ? z.input<O> : unknown;
-type ContextValue<C> = C extends z.ZodType ? z.output<C> : ToolContext;
+type OutputValue<O> = O extends ToolSchema ? SchemaOutput<O> : unknown;
+type HandlerReturn<O> = O extends ToolSchema ? SchemaInput<O> : unknown;
+type ContextValue<C> = C extends ToolSchema ? SchemaOutput<C> : ToolContext;
+/** What a handler receives as its input: the schema's output, any object for a JSON Schema. */
+export type InputValue<I> = I extends StandardSchemaV1 ? SchemaOutput<I> : Record<string, unknown>;
 
 /** Everything a tool declares besides how it runs. Shared by runtime tools and class tools. */
 export interface ToolSpec {
@@ -88,9 +102,9 @@ export interface ToolSpec {
   readonly description: string;
   readonly identity: ToolIdentity;
   readonly input: ToolInputSchema;
-  readonly output?: z.ZodType;
+  readonly output?: ToolSchema;
   /** Parses the call's context inside the runner (factory and `@ToolFactory` tools). */
-  readonly context?: z.ZodType;
+  readonly context?: ToolSchema;
   readonly transports: readonly ToolTransport[];
   /** The declared annotations over the defaults of `identity.method`. */
   readonly annotations: Readonly<ToolAnnotations>;
@@ -118,26 +132,29 @@ export interface ToolSpec {
 /** A tool defined in code with {@link defineRuntimeTool}. */
 export interface RuntimeTool<
   I extends ToolInputSchema = ToolInputSchema,
-  O extends z.ZodType | undefined = any,
-  C extends z.ZodType | undefined = any,
+  O extends ToolSchema | undefined = any,
+  C extends ToolSchema | undefined = any,
 > extends ToolSpec {
   readonly kind: 'runtime';
   readonly input: I;
-  readonly output?: O extends z.ZodType ? O : undefined;
-  readonly handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
+  readonly output?: O extends ToolSchema ? O : undefined;
+  readonly handler: ToolHandler<InputValue<I>, ContextValue<C>, HandlerReturn<O>>;
 }
 
 /** The options of {@link defineRuntimeTool}. */
 export interface RuntimeToolConfig<
   I extends ToolInputSchema = ToolInputSchema,
-  O extends z.ZodType | undefined = undefined,
-  C extends z.ZodType | undefined = undefined,
+  O extends ToolSchema | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 > {
   /** Defaults to `snake_case(serviceName)_snake_case(action)`. */
   name?: string;
   description: string;
   identity: ToolIdentity;
-  /** A Zod object; a tool that takes no arguments may leave it out (`z.object({})`). */
+  /**
+   * A schema of an object (Zod, another Standard Schema or JSON Schema, see {@link ToolSchema});
+   * a tool that takes no arguments may leave it out (`z.object({})`).
+   */
   input?: I;
   output?: O;
   /** A schema for the call's context, parsed once per call by the runner. Usually set by a factory. */
@@ -179,7 +196,7 @@ export interface RuntimeToolConfig<
    * _meta: { 'io.modelcontextprotocol/ui': { resourceUri: 'ui://invoices/chart' } },
    */
   _meta?: Record<string, unknown>;
-  handler: ToolHandler<z.output<I>, ContextValue<C>, HandlerReturn<O>>;
+  handler: ToolHandler<InputValue<I>, ContextValue<C>, HandlerReturn<O>>;
 }
 
 const METHOD_ANNOTATIONS: Readonly<Record<ToolMethod, Readonly<ToolAnnotations>>> = {
@@ -283,14 +300,14 @@ export function assertToolSpec(spec: ToolSpec): void {
       CORE_MESSAGES.unknownMethod(spec.name, where, spec.identity.method),
     );
   }
-  if (!isObjectSchema(spec.input)) {
+  if (!isObjectSchema(spec.input, `Tool "${spec.name}" (${where})`)) {
     throw new ToolsConfigurationError(CORE_MESSAGES.inputNotObject(spec.name, where));
   }
-  if (spec.output !== undefined && !isZodSchema(spec.output)) {
-    throw new ToolsConfigurationError(CORE_MESSAGES.outputNotZod(spec.name, where));
+  if (spec.output !== undefined && !isToolSchema(spec.output)) {
+    throw new ToolsConfigurationError(CORE_MESSAGES.outputNotSchema(spec.name, where));
   }
-  if (spec.context !== undefined && !isZodSchema(spec.context)) {
-    throw new ToolsConfigurationError(CORE_MESSAGES.contextNotZod(spec.name, where));
+  if (spec.context !== undefined && !isToolSchema(spec.context)) {
+    throw new ToolsConfigurationError(CORE_MESSAGES.contextNotSchema(spec.name, where));
   }
   if (spec.transports.length === 0) {
     throw new ToolsConfigurationError(CORE_MESSAGES.noTransport(spec.name, where));
@@ -352,8 +369,8 @@ export function runtimeToolOrigin(config: { name?: string; identity?: ToolIdenti
  */
 export function defineRuntimeTool<
   I extends ToolInputSchema = NoInput,
-  O extends z.ZodType | undefined = undefined,
-  C extends z.ZodType | undefined = undefined,
+  O extends ToolSchema | undefined = undefined,
+  C extends ToolSchema | undefined = undefined,
 >(config: RuntimeToolConfig<I, O, C>): RuntimeTool<I, O, C> {
   const origin = runtimeToolOrigin(config);
   const spec = toolSpec(config, origin);

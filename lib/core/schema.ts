@@ -1,9 +1,75 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
 
 /** A JSON Schema document, frozen. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * A plain JSON Schema document used as a schema (draft 2020-12 unless its `$schema` names
+ * draft-07 or 2019-09): listed as written and validated by Ajv, configured as the MCP SDK
+ * configures it.
+ *
+ * @example
+ * input: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+ */
+export interface JsonSchemaDocument {
+  readonly '~standard'?: never;
+  readonly [keyword: string]: unknown;
+}
+
+/**
+ * A schema toolwright accepts wherever it takes one: a Zod schema (the default), a schema of any
+ * other Standard Schema library (Valibot, ArkType, …) or a plain {@link JsonSchemaDocument}. The
+ * JSON Schema MCP lists comes from Zod, from the library's Standard JSON Schema interface, or
+ * from the document itself; a Standard Schema without one needs {@link withJsonSchema}.
+ */
+export type ToolSchema = StandardSchemaV1 | JsonSchemaDocument;
+
+/** The value a schema gives the handler: its output type (unknown for a plain JSON Schema). */
+export type SchemaOutput<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : unknown;
+
+/** The value a schema accepts: its input type (unknown for a plain JSON Schema). */
+export type SchemaInput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferInput<S> : unknown;
+
+/**
+ * A Standard Schema with the JSON Schema MCP lists for it, for a library that has no Standard
+ * JSON Schema interface of its own: the result validates with `schema` and lists `jsonSchema`
+ * (for both directions).
+ *
+ * @example
+ * const Query = withJsonSchema(mySchema, {
+ *   type: 'object',
+ *   properties: { q: { type: 'string' } },
+ *   required: ['q'],
+ * });
+ */
+export function withJsonSchema<S extends StandardSchemaV1>(
+  schema: S,
+  jsonSchema: JsonSchemaDocument,
+): S & StandardJSONSchemaV1<SchemaInput<S>, SchemaOutput<S>> {
+  if (!isStandardSchema(schema)) {
+    throw new ToolsConfigurationError(CORE_MESSAGES.withJsonSchemaNotStandard());
+  }
+  if (!isJsonSchemaDocument(jsonSchema)) {
+    throw new ToolsConfigurationError(CORE_MESSAGES.withJsonSchemaNotDocument());
+  }
+  const document = deepFreeze(structuredClone(jsonSchema));
+  const standard = schema['~standard'];
+  return Object.freeze({
+    '~standard': Object.freeze({
+      version: standard.version,
+      vendor: standard.vendor,
+      validate: (value: unknown, options?: StandardSchemaV1.Options) =>
+        standard.validate(value, options),
+      ...(standard.types && { types: standard.types }),
+      jsonSchema: Object.freeze({ input: () => document, output: () => document }),
+    }),
+  }) as unknown as S & StandardJSONSchemaV1<SchemaInput<S>, SchemaOutput<S>>;
+}
 
 const cache = {
   input: new WeakMap<object, JsonSchema>(),
@@ -150,6 +216,85 @@ export function toJsonSchema(
   return document;
 }
 
+/** Whether a value implements Standard Schema (Zod 4, Valibot, ArkType, …). */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  const standard = (value as { '~standard'?: { validate?: unknown } } | null)?.['~standard'];
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof standard?.validate === 'function'
+  );
+}
+
+// The keywords of JSON Schema's applicator and validation vocabularies, and the core ones a
+// document starts with: a plain object with none of them is not taken for a schema.
+const JSON_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  ...['$schema', '$ref', '$defs', 'definitions', 'type', 'enum', 'const', 'properties'],
+  ...['required', 'additionalProperties', 'patternProperties', 'items', 'prefixItems'],
+  ...['anyOf', 'oneOf', 'allOf', 'not', 'if', 'minimum', 'maximum', 'minLength', 'maxLength'],
+  ...['pattern', 'format', 'minItems', 'maxItems', 'uniqueItems', 'contains'],
+]);
+
+/**
+ * Whether a value is a plain JSON Schema document: a plain object without `~standard` that uses
+ * at least one JSON Schema keyword (`type`, `properties`, `anyOf`, `$ref`, …), so that a stray
+ * object (a Zod shape, a typo) is refused rather than taken for a schema that accepts anything.
+ */
+export function isJsonSchemaDocument(value: unknown): value is JsonSchemaDocument {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || '~standard' in value) return false;
+  return Object.keys(value).some((key) => JSON_SCHEMA_KEYWORDS.has(key));
+}
+
+/** Whether a value is a schema toolwright accepts (see {@link ToolSchema}). */
+export function isToolSchema(value: unknown): value is ToolSchema {
+  return isStandardSchema(value) || isJsonSchemaDocument(value);
+}
+
+/**
+ * The JSON Schema MCP lists for any {@link ToolSchema}, frozen and computed once per schema and
+ * direction: Zod's by {@link toJsonSchema}; another library's from its Standard JSON Schema
+ * interface (draft 2020-12); a plain document as it is. A Standard Schema without a JSON Schema
+ * is refused with a `ToolsConfigurationError` naming `owner` and the fix.
+ */
+export function jsonSchemaOf(
+  schema: ToolSchema,
+  io: SchemaDirection = 'input',
+  owner?: string,
+): JsonSchema {
+  if (isZodSchema(schema)) return toJsonSchema(schema, io, owner);
+  const cached = cache[io].get(schema);
+  if (cached) return cached;
+  let document: JsonSchema;
+  if (!isStandardSchema(schema)) {
+    document = deepFreeze(structuredClone(schema as Record<string, unknown>));
+  } else {
+    const standard = schema['~standard'] as Partial<StandardJSONSchemaV1.Props>;
+    if (typeof standard.jsonSchema?.[io] !== 'function') {
+      throw new ToolsConfigurationError(
+        CORE_MESSAGES.noJsonSchema(owner, io, String(schema['~standard'].vendor)),
+      );
+    }
+    try {
+      document = deepFreeze(structuredClone(standard.jsonSchema[io]({ target: 'draft-2020-12' })));
+    } catch (error) {
+      throw new ToolsConfigurationError(
+        CORE_MESSAGES.unconvertible(owner, io, (error as Error)?.message ?? String(error)),
+        { cause: error },
+      );
+    }
+  }
+  cache[io].set(schema, document);
+  return document;
+}
+
+/** The property names of an object schema, from its JSON Schema's `properties`. */
+export function propertyNames(schema: ToolSchema, owner?: string): string[] {
+  const { properties } = jsonSchemaOf(schema, 'input', owner) as { properties?: object };
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+}
+
 /** Whether a value is a Zod schema (of any copy of zod 4). */
 export function isZodSchema(value: unknown): value is z.ZodType {
   return (
@@ -160,7 +305,17 @@ export function isZodSchema(value: unknown): value is z.ZodType {
   );
 }
 
-/** Whether a value is a Zod object schema: the only input schema a tool may have. */
-export function isObjectSchema(value: unknown): value is z.ZodObject<any, any> {
+/** Whether a value is a Zod object schema. */
+export function isZodObjectSchema(value: unknown): value is z.ZodObject<any, any> {
   return isZodSchema(value) && (value as any)._zod.def.type === 'object';
+}
+
+/**
+ * Whether a schema describes an object, the only input a tool (and the only variables or
+ * arguments a template or prompt) may have: a Zod object, or a schema whose JSON Schema has
+ * `type: "object"`. Converting may refuse the schema (see {@link jsonSchemaOf}).
+ */
+export function isObjectSchema(value: unknown, owner?: string): value is ToolSchema {
+  if (isZodSchema(value)) return (value as any)._zod.def.type === 'object';
+  return isToolSchema(value) && jsonSchemaOf(value, 'input', owner).type === 'object';
 }

@@ -1,9 +1,14 @@
-import type { z } from 'zod';
 import type { ToolAsks } from './asking.js';
 import type { OperationIcon, OperationSpec } from './operations.js';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolsConfigurationError } from './errors.js';
-import { toolSpec, type ToolPresenters, type ToolSpec } from './runtime-tool.js';
+import {
+  toolSpec,
+  type ToolInputSchema,
+  type ToolPresenters,
+  type ToolSpec,
+} from './runtime-tool.js';
+import type { ToolSchema } from './schema.js';
 import type {
   Class,
   ToolAnnotations,
@@ -24,7 +29,7 @@ export interface ToolClassOptions {
   scope?: string;
   meta?: Record<string, unknown>;
   /** Parses the call's context inside the runner, once per call. */
-  context?: z.ZodType;
+  context?: ToolSchema;
   /** OAuth scopes every tool of the class requires, besides its own. */
   scopes?: readonly string[];
 }
@@ -36,9 +41,12 @@ export interface ToolMethodOptions {
   /** Defaults to `snake_case(serviceName)_snake_case(action)`. */
   name?: string;
   description: string;
-  /** A Zod object; a method that takes no arguments may leave it out (`z.object({})`). */
-  input?: z.ZodObject<any, any>;
-  output?: z.ZodType;
+  /**
+   * An object schema (Zod, another Standard Schema or JSON Schema); a method that takes no
+   * arguments may leave it out (`z.object({})`).
+   */
+  input?: ToolInputSchema;
+  output?: ToolSchema;
   transports?: readonly ToolTransport[];
   annotations?: ToolAnnotations;
   timeoutMs?: number;

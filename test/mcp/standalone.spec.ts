@@ -921,8 +921,14 @@ describe('toolwright/mcp reaches no Nest', () => {
     expect([...packages].filter((name) => !name.startsWith('node:')).sort()).toEqual([
       '@modelcontextprotocol/server',
       '@modelcontextprotocol/server/stdio',
-      // The optional peer, loaded only when installed (lib/core/telemetry.ts).
       '@opentelemetry/api',
+      // Types only: the Standard Schema interfaces.
+      '@standard-schema/spec',
+      // Plain JSON Schema validation, as the MCP SDK validates (lib/core/schema-parse.ts).
+      'ajv',
+      'ajv-formats',
+      'ajv/dist/2019.js',
+      'ajv/dist/2020.js',
       'jose',
       'rxjs',
       'zod',

@@ -24,7 +24,7 @@ describe('createRuntimeToolFactory', () => {
     expect(Object.isFrozen(factory)).toBe(true);
   });
 
-  it('refuses a context that is not a Zod schema', () => {
+  it('refuses a context that is not a schema', () => {
     expect(() =>
       createRuntimeToolFactory({ serviceName: 'billing', context: { tenantId: 'x' } as any }),
     ).toThrow(new ToolsConfigurationError(CORE_MESSAGES.factoryContext('billing')));

@@ -429,7 +429,7 @@ describe('composition errors', () => {
     [
       'an output that is not a schema',
       () => defineRuntimeTool({ ...base, output: { pong: z.boolean() } as any }),
-      CORE_MESSAGES.outputNotZod('health_ping', 'runtime tool health.ping'),
+      CORE_MESSAGES.outputNotSchema('health_ping', 'runtime tool health.ping'),
     ],
     [
       'a bad timeout',

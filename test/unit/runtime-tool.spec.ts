@@ -237,12 +237,12 @@ describe('defineRuntimeTool', () => {
       );
     });
 
-    it('refuses an output or context that is not a Zod schema', () => {
+    it('refuses an output or context that is not a schema', () => {
       expect(() => defineRuntimeTool({ ...base, output: { id: 'string' } as any })).toThrow(
-        CORE_MESSAGES.outputNotZod('billing_get_invoice', 'runtime tool billing.getInvoice'),
+        CORE_MESSAGES.outputNotSchema('billing_get_invoice', 'runtime tool billing.getInvoice'),
       );
       expect(() => defineRuntimeTool({ ...base, context: { id: 'string' } as any })).toThrow(
-        CORE_MESSAGES.contextNotZod('billing_get_invoice', 'runtime tool billing.getInvoice'),
+        CORE_MESSAGES.contextNotSchema('billing_get_invoice', 'runtime tool billing.getInvoice'),
       );
     });
 

@@ -425,6 +425,7 @@ describe('isZodSchema and isObjectSchema', () => {
     expect(isObjectSchema(z.object({}))).toBe(true);
     expect(isObjectSchema(z.strictObject({}))).toBe(true);
     expect(isObjectSchema(z.looseObject({}))).toBe(true);
+    expect(isObjectSchema({ type: 'object', properties: { a: { type: 'string' } } })).toBe(true);
   });
 
   it.each([
@@ -432,7 +433,8 @@ describe('isZodSchema and isObjectSchema', () => {
     ['an array schema', z.array(z.object({}))],
     ['a union', z.union([z.object({}), z.object({ a: z.string() })])],
     ['an optional object', z.object({}).optional()],
-    ['a plain object', { type: 'object' }],
+    ['a JSON Schema of a string', { type: 'string' }],
+    ['an object without JSON Schema keywords', { id: 'string' }],
     ['a look-alike', { _zod: { def: { type: 'object' } } }],
     ['null', null],
   ])('isObjectSchema refuses %s', (_label, value) => {

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import {
   promptDeclaration,
   type Completer,
@@ -8,7 +7,7 @@ import {
   type ResourceConfig,
   type ResourceTemplateConfig,
 } from '../../core/operations.js';
-import type { ToolInputSchema } from '../../core/runtime-tool.js';
+import type { InputValue, ToolInputSchema } from '../../core/runtime-tool.js';
 import type { ToolMethodOptions } from '../../core/tool-class.js';
 import { assertLegacyDecorator, draftOf } from './tool-class.draft.js';
 
@@ -32,7 +31,7 @@ export type ResourceTemplateOptions<V extends ToolInputSchema = ToolInputSchema>
 > & {
   /** Defaults to the method's name. */
   name?: string;
-  complete?: { [K in keyof z.output<V>]?: ClassCompleter };
+  complete?: { [K in keyof InputValue<V>]?: ClassCompleter };
 };
 
 /** Options of {@link Prompt}: a prompt whose messages the decorated method returns. */
@@ -42,7 +41,7 @@ export type PromptOptions<A extends ToolInputSchema = ToolInputSchema> = Omit<
 > & {
   /** Defaults to the method's name. */
   name?: string;
-  complete?: { [K in keyof z.output<A>]?: ClassCompleter };
+  complete?: { [K in keyof InputValue<A>]?: ClassCompleter };
 };
 
 /**
