@@ -9,8 +9,9 @@
  * `afterToolCall` with the duration. It shows how much of the gap is the pipeline and how much
  * the guarantees themselves.
  *
- * Both paths share the process on purpose: once the invoker has run, Node 20's AsyncLocalStorage
- * promise hooks are on for every promise, the baseline's included, as they would be in a server.
+ * Both paths share the process on purpose: once the invoker has run, an AsyncLocalStorage is
+ * enabled for every promise (on Node 22 through promise hooks), the baseline's included, as it
+ * would be in a server.
  *
  * Then the same tool mounted by `ToolsModule` in a Nest app (Express) listening on loopback in
  * this process: one in-process `ToolInvoker.invoke` against one MCP `tools/call` over HTTP, both

@@ -201,7 +201,8 @@ class QuietFilterContext extends ExternalExceptionFilterContext {
     const handler = super.create(...args);
     handler.next = (exception, host) => {
       const answer = handler.invokeCustomFilters(exception, host);
-      if (answer === undefined) throw exception;
+      // No filter took it: Nest 12 says so with undefined, Nest 11 with null.
+      if (answer === undefined || answer === null) throw exception;
       return answer;
     };
     return handler;

@@ -718,8 +718,8 @@ interface OidcProviderModule {
 let loading: Promise<OidcProviderModule> | undefined;
 
 /**
- * Imports oidc-provider once. On import it warns that Node.js 20 is not a supported runtime (it
- * runs fine); that one warning is dropped, any other output passes through.
+ * Imports oidc-provider once. On import it may warn that the running Node.js is not a supported
+ * runtime (it runs fine); that one warning is dropped, any other output passes through.
  */
 function loadOidcProvider(): Promise<OidcProviderModule> {
   loading ??= (async () => {

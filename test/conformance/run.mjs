@@ -72,8 +72,6 @@ const suiteBin = join(
   dirname(suitePackage),
   JSON.parse(await readFile(suitePackage, 'utf8')).bin.conformance,
 );
-/** Gives the suite's bundle the `fs.globSync` Node 20 lacks (see node20/register.mjs). */
-const globSyncShim = join(here, 'node20', 'register.mjs');
 
 /** A free loopback port. */
 function freePort() {
@@ -177,18 +175,7 @@ async function runScenario(scenario, tool, listed, url, base, resultsDir) {
   const outputDir = join(resultsDir, scenario);
   const result = await run(
     process.execPath,
-    [
-      '--import',
-      globSyncShim,
-      suiteBin,
-      'server',
-      '--url',
-      url,
-      '--scenario',
-      scenario,
-      '--output-dir',
-      outputDir,
-    ],
+    [suiteBin, 'server', '--url', url, '--scenario', scenario, '--output-dir', outputDir],
     { timeoutMs: SCENARIO_TIMEOUT_MS },
   );
   const checks = (await readChecks(outputDir)) ?? [];

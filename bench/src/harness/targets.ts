@@ -141,7 +141,8 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     optIn: true,
   })),
   // The same floor with the request made current in an AsyncLocalStorage, as toolwright's
-  // request capture does: its `× floor` is what that alone costs on Node 20 (opt-in).
+  // request capture does: its `× floor` is what that alone costs (opt-in); on Node 22 it runs on
+  // promise hooks, from Node 24 on AsyncContextFrame.
   ...ADAPTERS.map((adapter): BenchTarget => ({
     id: `floor-${adapter}-context`,
     label: `floor + request context (${NAME[adapter]})`,

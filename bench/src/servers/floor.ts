@@ -10,8 +10,8 @@
  *
  * With `FLOOR_CONTEXT=1` every request is also made current in an `AsyncLocalStorage` (an
  * `onRequest` hook on Fastify, a first middleware on Express), as any request-context library
- * (and toolwright's request capture) does: on Node 20 that turns on promise hooks for the whole
- * process, a cost of its own the plain floor does not pay.
+ * (and toolwright's request capture) does: on Node 22 that turns on promise hooks for the whole
+ * process, a cost of its own the plain floor does not pay (Node 24 runs none).
  *
  * Environment: `PORT` (default 3404; 0 picks a free port), `ADAPTER` (`express`, the default, or
  * `fastify`), `TOOLS` (default 51), `HOST`, `FLOOR_CONTEXT`. Nest comes from the repository's

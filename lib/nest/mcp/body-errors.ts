@@ -42,6 +42,11 @@ const TOO_LARGE: BodyRefusal = {
   code: ProtocolErrorCode.InvalidRequest,
   message: 'Request body too large.',
 };
+const LENGTH_MISMATCH: BodyRefusal = {
+  status: 400,
+  code: ProtocolErrorCode.ParseError,
+  message: 'Parse error: the body does not match its Content-Length.',
+};
 const MEDIA_TYPE: BodyRefusal = {
   status: 415,
   code: -32000,
@@ -69,6 +74,10 @@ export function bodyRefusal(error: unknown): BodyRefusal | undefined {
     case 'charset.unsupported':
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return MEDIA_TYPE;
+    // Fastify 5.11 (the one @nestjs/platform-fastify 11 pins) counts a body's length after
+    // decoding it, so bytes that are not UTF-8 make a body disagree with its Content-Length.
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return LENGTH_MISMATCH;
   }
   // Fastify's JSON parser rejects bad JSON with a bare SyntaxError carrying status 400.
   return error instanceof SyntaxError && (e.statusCode ?? e.status) === 400
