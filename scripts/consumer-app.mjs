@@ -81,6 +81,31 @@ export async function inTempDir(prefix, fn) {
  * Runs a command to completion; rejects with its output when it exits non-zero or outlives
  * `timeoutMs`.
  */
+/**
+ * The laps of a run: `lap(label)` records the time since the previous lap; `summary(name)` is
+ * the run's closing line, `<name>: ok in <s> on Node <v> (<laps>)`.
+ */
+export function stopwatch() {
+  const laps = [];
+  let last = performance.now();
+  return {
+    lap(label) {
+      const now = performance.now();
+      laps.push(`${label} ${((now - last) / 1000).toFixed(1)} s`);
+      last = now;
+    },
+    summary: (name) =>
+      `${name}: ok in ${(performance.now() / 1000).toFixed(1)} s on Node ${process.versions.node} (${laps.join(', ')})`,
+  };
+}
+
+/** Builds dist/ (`npm run build`) when it is missing, for a run that packs the package. */
+export async function ensureBuilt() {
+  if (existsSync(join(root, 'dist', 'index.js'))) return;
+  console.log('dist/ is missing: running `npm run build` first.');
+  await run(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build']);
+}
+
 export function run(command, args, { cwd = root, env, timeoutMs = 120_000 } = {}) {
   return new Promise((resolveRun, reject) => {
     const child = spawn(command, args, {

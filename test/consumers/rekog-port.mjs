@@ -34,17 +34,18 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
+  ensureBuilt,
   inTempDir,
   packTarball,
   root,
   run,
   startApp,
+  stopwatch,
   within,
 } from '../../scripts/consumer-app.mjs';
 
@@ -69,20 +70,8 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1);
 }
 
-const timings = [];
-const lap = (() => {
-  let last = performance.now();
-  return (label) => {
-    const now = performance.now();
-    timings.push(`${label} ${((now - last) / 1000).toFixed(1)} s`);
-    last = now;
-  };
-})();
-
-if (!existsSync(join(root, 'dist', 'index.js'))) {
-  console.log('dist/ is missing: running `npm run build` first.');
-  await run(npm, ['run', 'build']);
-}
+const { lap, summary } = stopwatch();
+await ensureBuilt();
 
 // `--record <app>`: only start an app built already and print its answers (to debug a port).
 const recordAt = process.argv.indexOf('--record');
@@ -134,9 +123,7 @@ if (keep) {
   await inTempDir('toolwright-rekog-port-', body);
 }
 
-console.log(
-  `test:rekog-port: ok in ${(performance.now() / 1000).toFixed(1)} s on Node ${process.versions.node} (${timings.join(', ')})`,
-);
+console.log(summary('test:rekog-port'));
 
 // ---------------------------------------------------------------------------------------------
 

@@ -25,14 +25,15 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import {
   checkMcp,
+  ensureBuilt,
   inTempDir,
   packTarball,
   root,
   run,
   startApp,
+  stopwatch,
 } from '../../scripts/consumer-app.mjs';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -114,20 +115,8 @@ export const values = [ToolsModule, defineToolRegistry, createToolInvoker, ToolE
 export type Options = [AgentToolsOptions, LangChainToolsOptions, RedisInstanceBusOptions];
 `;
 
-const timings = [];
-const lap = (() => {
-  let last = performance.now();
-  return (label) => {
-    const now = performance.now();
-    timings.push(`${label} ${((now - last) / 1000).toFixed(1)} s`);
-    last = now;
-  };
-})();
-
-if (!existsSync(join(root, 'dist', 'index.js'))) {
-  console.log('dist/ is missing: running `npm run build` first.');
-  await run(npm, ['run', 'build']);
-}
+const { lap, summary } = stopwatch();
+await ensureBuilt();
 
 const sources = (await readdir(GETTING_STARTED)).filter((name) => name.endsWith('.ts'));
 const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
@@ -149,9 +138,7 @@ await inTempDir('toolwright-consumers-', async (work) => {
   }
 });
 
-console.log(
-  `test:consumers: ok in ${(performance.now() / 1000).toFixed(1)} s on Node ${process.versions.node} (${timings.join(', ')})`,
-);
+console.log(summary('test:consumers'));
 
 /** One Nest major's node_modules: the tarball and what `nest new` would install, from npm. */
 async function install(dir, tarball, nest) {
