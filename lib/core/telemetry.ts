@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import * as OpenTelemetryApi from '@opentelemetry/api';
 import type {
   Attributes,
@@ -50,8 +51,20 @@ export const otel: typeof OpenTelemetryApi = OpenTelemetryApi;
 /** The instrumentation scope of every span and instrument. */
 const SCOPE = 'toolwright';
 
-/** The tool-call duration histogram, on every surface (the conventions define none). */
+/**
+ * `gen_ai.tool.type` of every tool: the model fills in the arguments of a predefined function
+ * and the application runs it (not a provider-hosted `extension`, nor a `datastore`).
+ */
+export const TOOL_TYPE = 'function';
+
+/** toolwright's tool-call duration histogram, on every surface, with finer low buckets. */
 export const TOOL_DURATION_METRIC = 'toolwright.tool.call.duration';
+/** The GenAI conventions' tool-call duration histogram. */
+export const EXECUTE_TOOL_DURATION_METRIC = 'gen_ai.execute_tool.duration';
+/** The bucket boundaries the GenAI conventions give `gen_ai.execute_tool.duration`. */
+export const EXECUTE_TOOL_DURATION_BUCKETS: readonly number[] = Object.freeze([
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+]);
 /** The MCP conventions' server operation histogram. */
 export const MCP_DURATION_METRIC = 'mcp.server.operation.duration';
 /** The bucket boundaries the MCP conventions give `mcp.server.operation.duration`. */
@@ -67,7 +80,32 @@ const TOOL_DURATION_BUCKETS: readonly number[] = Object.freeze([
 export interface Instruments {
   readonly tracer?: Tracer;
   readonly toolDuration?: Histogram;
+  readonly executeToolDuration?: Histogram;
   readonly mcpDuration?: Histogram;
+}
+
+// Read once, when a provider first asks for the scope: `null` until then. A CommonJS-safe read
+// (no top-level await, no JSON import), from lib/ and dist/ alike: both are two levels below the
+// package root. A bundle that moved the file finds another package.json, or none: no version.
+let scopeVersion: string | undefined | null = null;
+
+/** The version of the instrumentation scope: the package's, when its package.json is found. */
+function instrumentationVersion(): string | undefined {
+  if (scopeVersion === null) {
+    try {
+      const manifest = createRequire(import.meta.url)('../../package.json') as {
+        name?: unknown;
+        version?: unknown;
+      };
+      scopeVersion =
+        manifest.name === SCOPE && typeof manifest.version === 'string'
+          ? manifest.version
+          : undefined;
+    } catch {
+      scopeVersion = undefined;
+    }
+  }
+  return scopeVersion;
 }
 
 const NO_INSTRUMENTS: Instruments = Object.freeze({});
@@ -79,7 +117,7 @@ const NOOP_METER = otel.createNoopMeter();
 // Built once per registered provider, so that an SDK registered after the invoker was made (or
 // replaced in a test) is picked up, and a call costs two global lookups when nothing changed.
 let tracing: { provider?: TracerProvider; tracer?: Tracer } = {};
-let metering: { provider?: unknown; toolDuration?: Histogram; mcpDuration?: Histogram } = {};
+let metering: Omit<Instruments, 'tracer'> & { provider?: unknown } = {};
 let current: Instruments = NO_INSTRUMENTS;
 
 /**
@@ -106,19 +144,25 @@ export function currentInstruments(): Instruments {
   if (provider !== tracing.provider) {
     tracing = {
       provider,
-      ...(provider !== NOOP_TRACER_PROVIDER && { tracer: provider.getTracer(SCOPE) }),
+      ...(provider !== NOOP_TRACER_PROVIDER && {
+        tracer: provider.getTracer(SCOPE, instrumentationVersion()),
+      }),
     };
   }
   if (meterProvider !== metering.provider) metering = instrumentsOf(meterProvider);
   const { tracer } = tracing;
-  const { toolDuration, mcpDuration } = metering;
+  const { toolDuration, executeToolDuration, mcpDuration } = metering;
   current =
-    tracer || toolDuration ? Object.freeze({ tracer, toolDuration, mcpDuration }) : NO_INSTRUMENTS;
+    tracer || toolDuration
+      ? Object.freeze({ tracer, toolDuration, executeToolDuration, mcpDuration })
+      : NO_INSTRUMENTS;
   return current;
 }
 
-function instrumentsOf(provider: { getMeter(name: string): Meter }): typeof metering {
-  const meter = provider.getMeter(SCOPE);
+function instrumentsOf(provider: {
+  getMeter(name: string, version?: string): Meter;
+}): typeof metering {
+  const meter = provider.getMeter(SCOPE, instrumentationVersion());
   if (meter === NOOP_METER) return { provider };
   return {
     provider,
@@ -126,6 +170,11 @@ function instrumentsOf(provider: { getMeter(name: string): Meter }): typeof mete
       description: 'Duration of a tool call through the toolwright runner, on every surface.',
       unit: 's',
       advice: { explicitBucketBoundaries: [...TOOL_DURATION_BUCKETS] },
+    }),
+    executeToolDuration: meter.createHistogram(EXECUTE_TOOL_DURATION_METRIC, {
+      description: 'The duration of a single tool execution.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [...EXECUTE_TOOL_DURATION_BUCKETS] },
     }),
     mcpDuration: meter.createHistogram(MCP_DURATION_METRIC, {
       description:
@@ -233,6 +282,7 @@ export class CallTelemetry {
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': call.name,
+      'gen_ai.tool.type': TOOL_TYPE,
       'gen_ai.tool.call.id': toolCallId ?? call.id,
       'gen_ai.tool.description': description,
       'toolwright.call.id': call.id,
@@ -337,19 +387,28 @@ export class CallTelemetry {
       }
       span.end();
     }
-    const { toolDuration } = this.instruments;
-    if (!toolDuration) return;
-    const attributes = durationAttributes(call);
-    toolDuration.record(
-      durationMs / 1000,
-      errorType === undefined ? attributes : { ...attributes, 'error.type': errorType },
-    );
+    const { toolDuration, executeToolDuration } = this.instruments;
+    const seconds = durationMs / 1000;
+    if (toolDuration) {
+      const attributes = durationAttributes(call);
+      toolDuration.record(seconds, withErrorType(attributes, errorType));
+    }
+    if (executeToolDuration) {
+      const attributes = executeToolAttributes(call.name);
+      executeToolDuration.record(seconds, withErrorType(attributes, errorType));
+    }
   }
 }
 
+function withErrorType(attributes: Attributes, errorType: string | undefined): Attributes {
+  return errorType === undefined ? attributes : { ...attributes, 'error.type': errorType };
+}
+
 // The duration attributes of a successful call, one frozen object per tool and transport: the
-// same values on every call, made once.
+// same values on every call, made once. The tool names are the registry's (a name no tool has
+// never reaches the runner), so the series stay bounded.
 const durationAttributesOf = new Map<string, Map<ToolTransport, Attributes>>();
+const executeToolAttributesOf = new Map<string, Attributes>();
 
 function durationAttributes(call: ToolCallInfo): Attributes {
   let byTransport = durationAttributesOf.get(call.name);
@@ -362,6 +421,16 @@ function durationAttributes(call: ToolCallInfo): Attributes {
       'toolwright.transport': call.transport,
     });
     byTransport.set(call.transport, attributes);
+  }
+  return attributes;
+}
+
+/** The attributes the GenAI conventions give `gen_ai.execute_tool.duration`, per tool. */
+function executeToolAttributes(name: string): Attributes {
+  let attributes = executeToolAttributesOf.get(name);
+  if (!attributes) {
+    attributes = Object.freeze({ 'gen_ai.tool.name': name, 'gen_ai.tool.type': TOOL_TYPE });
+    executeToolAttributesOf.set(name, attributes);
   }
   return attributes;
 }

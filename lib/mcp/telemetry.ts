@@ -76,6 +76,17 @@ const MCP_METHODS: ReadonlySet<string> = new Set([
   'tools/list',
 ]);
 
+/**
+ * The methods whose `params.uri` names a resource, recorded as `mcp.resource.uri` on the span.
+ * Never on the metric: a URI is the client's to choose, and would multiply its series.
+ */
+const RESOURCE_URI_METHODS: ReadonlySet<string> = new Set([
+  'notifications/resources/updated',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
 /** How a request ended: a JSON-RPC error, a tool's `isError` result, a close before any answer, or success. */
 export type McpOutcome =
   | { readonly error: { readonly code: number; readonly message?: string } }
@@ -137,6 +148,7 @@ export class McpRequestSpan {
     const method = MCP_METHODS.has(message.method) ? message.method : '_OTHER';
     const params = (message.params ?? {}) as {
       name?: unknown;
+      uri?: unknown;
       _meta?: unknown;
       protocolVersion?: unknown;
     };
@@ -178,11 +190,15 @@ export class McpRequestSpan {
     if (!tracer) return;
     const active = otel.context.active();
     const { parent, links } = parentOf(active, meta);
+    const uri = RESOURCE_URI_METHODS.has(method) ? params.uri : undefined;
+    // The span's own copy: the URI stays off the metric's attributes.
+    const spanAttributes =
+      typeof uri === 'string' ? { ...attributes, 'mcp.resource.uri': uri } : attributes;
     const span = tracer.startSpan(
       known ? `${method} ${target}` : method,
       links
-        ? { kind: otel.SpanKind.SERVER, attributes, links }
-        : { kind: otel.SpanKind.SERVER, attributes },
+        ? { kind: otel.SpanKind.SERVER, attributes: spanAttributes, links }
+        : { kind: otel.SpanKind.SERVER, attributes: spanAttributes },
       parent,
     );
     if (span.isRecording()) {

@@ -83,6 +83,7 @@ function agentSpan(call: ToolCallInfo, description: string, toolCallId: string, 
     attributes: {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': call.name,
+      'gen_ai.tool.type': 'function',
       'gen_ai.tool.call.id': toolCallId,
       'gen_ai.tool.description': description,
       'toolwright.call.id': call.id,

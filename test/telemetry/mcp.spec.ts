@@ -247,6 +247,7 @@ function expectToolSpans(spans: readonly ReadableSpan[], serverSpan: ReadableSpa
     attributes: {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'outer',
+      'gen_ai.tool.type': 'function',
       'gen_ai.tool.call.id': outer.attributes['toolwright.call.id'],
       'gen_ai.tool.description': 'Call the inner tool',
       'toolwright.call.id': expect.stringMatching(/^[0-9a-f]{12}-[0-9a-z]+$/),
@@ -265,6 +266,7 @@ function expectToolSpans(spans: readonly ReadableSpan[], serverSpan: ReadableSpa
   expect(inner.attributes).toEqual({
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': 'inner',
+    'gen_ai.tool.type': 'function',
     'gen_ai.tool.call.id': inner.attributes['toolwright.call.id'],
     'gen_ai.tool.description': 'Double a number',
     'toolwright.call.id': expect.stringMatching(/^[0-9a-f]{12}-[0-9a-z]+$/),
@@ -580,6 +582,7 @@ describe.each(ADAPTERS)('a Nest app on %s', (adapter) => {
 
       const collected = await telemetry.histograms();
       expect([...collected.keys()].sort()).toEqual([
+        'gen_ai.execute_tool.duration',
         'mcp.server.operation.duration',
         'toolwright.tool.call.duration',
       ]);

@@ -248,7 +248,7 @@ describe('with only a meter provider registered', () => {
     await telemetry.reset();
   });
 
-  it('both histograms are recorded by the invoker and endpoint made before, and still no span is made', async () => {
+  it('the three histograms are recorded by the invoker and endpoint made before, and still no span is made', async () => {
     const spies = spyOnSpanMaking();
     try {
       expect(await callEverything()).toEqual(EVERYTHING);
@@ -275,6 +275,13 @@ describe('with only a meter provider registered', () => {
           'toolwright.transport': 'AGENT',
           'error.type': 'CONFLICT',
         },
+      ]),
+    );
+    const conventions = collected.get('gen_ai.execute_tool.duration');
+    expect(conventions?.points.map(({ attributes }) => attributes)).toEqual(
+      expect.arrayContaining([
+        { 'gen_ai.tool.name': 'outer', 'gen_ai.tool.type': 'function' },
+        { 'gen_ai.tool.name': 'reserve', 'gen_ai.tool.type': 'function', 'error.type': 'CONFLICT' },
       ]),
     );
     const mcp = collected.get('mcp.server.operation.duration');

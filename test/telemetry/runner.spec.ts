@@ -1,5 +1,6 @@
 /**
- * The `execute_tool` span and the `toolwright.tool.call.duration` histogram of the core invoker:
+ * The `execute_tool` span, the `toolwright.tool.call.duration` and `gen_ai.execute_tool.duration`
+ * histograms and the instrumentation scope (name and version) of the core invoker:
  * the exact span of a success and of each failure code the runner produces, the telemetry
  * options, span events, parents (explicit, enclosing call, active context), 1,000 concurrent
  * calls under their own parents, and the CLI surface. An SDK with in-memory exporters is
@@ -22,6 +23,7 @@ import {
 import { deferred, sleep } from '../fixtures/timing.js';
 import {
   only,
+  PACKAGE_VERSION,
   parentId,
   recordingLogger,
   registerTelemetry,
@@ -192,6 +194,7 @@ function baseAttributes(call: ToolCallInfo, description: string) {
   return {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': call.name,
+    'gen_ai.tool.type': 'function',
     'gen_ai.tool.call.id': call.id,
     'gen_ai.tool.description': description,
     'toolwright.call.id': call.id,
@@ -257,6 +260,7 @@ describe('the execute_tool span of a successful call', () => {
         attributes: {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': 'orders_get',
+          'gen_ai.tool.type': 'function',
           'gen_ai.tool.call.id': call.id,
           'gen_ai.tool.description': 'Fetch one order',
           'toolwright.call.id': call.id,
@@ -1002,7 +1006,10 @@ describe('the toolwright.tool.call.duration histogram', () => {
 
     const collected = await telemetry.histograms();
     // An in-process call records no MCP request.
-    expect([...collected.keys()]).toEqual(['toolwright.tool.call.duration']);
+    expect([...collected.keys()].sort()).toEqual([
+      'gen_ai.execute_tool.duration',
+      'toolwright.tool.call.duration',
+    ]);
     const histogram = collected.get('toolwright.tool.call.duration');
     expect(histogram).toMatchObject({
       unit: 's',
@@ -1050,6 +1057,81 @@ describe('the toolwright.tool.call.duration histogram', () => {
   });
 });
 
+describe('the gen_ai.execute_tool.duration histogram (GenAI conventions)', () => {
+  it('one point per tool and outcome: the tool’s name and type, error.type on failures, the conventions’ buckets', async () => {
+    await main.invoker.invoke('orders_get', { id: 'o-1' }, { transport: 'AGENT' });
+    await main.invoker.invoke('orders_get', { id: 'o-2' }, { transport: 'MCP' });
+    await main.invoker.invoke('orders_reserve', { id: 'o-3' }, { transport: 'MCP' });
+    await main.invoker.invoke('orders_get', { id: 5 }, { transport: 'AGENT' });
+
+    const histogram = (await telemetry.histograms()).get('gen_ai.execute_tool.duration');
+    expect(histogram).toMatchObject({
+      unit: 's',
+      description: 'The duration of a single tool execution.',
+    });
+    const points = histogram!.points.map(({ attributes, value }) => ({
+      attributes,
+      count: value.count,
+    }));
+    // The conventions' attributes only: the transport stays on toolwright's own histogram.
+    expect(points).toEqual(
+      expect.arrayContaining([
+        {
+          attributes: { 'gen_ai.tool.name': 'orders_get', 'gen_ai.tool.type': 'function' },
+          count: 2,
+        },
+        {
+          attributes: {
+            'gen_ai.tool.name': 'orders_reserve',
+            'gen_ai.tool.type': 'function',
+            'error.type': 'CONFLICT',
+          },
+          count: 1,
+        },
+        {
+          attributes: {
+            'gen_ai.tool.name': 'orders_get',
+            'gen_ai.tool.type': 'function',
+            'error.type': 'VALIDATION_ERROR',
+          },
+          count: 1,
+        },
+      ]),
+    );
+    expect(points).toHaveLength(3);
+    for (const { value } of histogram!.points) {
+      expect(value.buckets.boundaries).toEqual([
+        0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+      ]);
+      expect(value.sum).toBeGreaterThan(0);
+    }
+  });
+
+  it('records the same duration as toolwright.tool.call.duration', async () => {
+    await main.invoker.invoke('orders_get', { id: 'o-1' }, { transport: 'AGENT' });
+    const collected = await telemetry.histograms();
+    const sumOf = (name: string) => collected.get(name)!.points[0].value.sum;
+    expect(sumOf('gen_ai.execute_tool.duration')).toBe(sumOf('toolwright.tool.call.duration'));
+  });
+});
+
+describe('the instrumentation scope', () => {
+  it('is toolwright at the package’s version, for the tracer and the meter', async () => {
+    expect(PACKAGE_VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    await main.invoker.invoke('orders_get', { id: 'o-1' }, { transport: 'AGENT' });
+    const [span] = await telemetry.spans();
+    expect(span.instrumentationScope).toMatchObject({
+      name: 'toolwright',
+      version: PACKAGE_VERSION,
+    });
+    const collected = await telemetry.histograms();
+    expect(collected.size).toBe(2);
+    for (const histogram of collected.values()) {
+      expect(histogram.scopeVersion).toBe(PACKAGE_VERSION);
+    }
+  });
+});
+
 describe('a round that stops at a question (INPUT_REQUIRED)', () => {
   it('is not a failure: status unset, no error.type on the span or the duration', async () => {
     const close = defineRuntimeTool({
@@ -1075,13 +1157,18 @@ describe('a round that stops at a question (INPUT_REQUIRED)', () => {
     const span = only(await telemetry.toolwrightSpans(), 'execute_tool desk_close');
     expect(span.status).toEqual({ code: SpanStatusCode.UNSET });
     expect(span.attributes['error.type']).toBeUndefined();
-    const points = (await telemetry.histograms()).get('toolwright.tool.call.duration')!.points;
+    const collected = await telemetry.histograms();
+    const points = collected.get('toolwright.tool.call.duration')!.points;
     expect(points.map(({ attributes }) => attributes)).toEqual([
       {
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': 'desk_close',
         'toolwright.transport': 'AGENT',
       },
+    ]);
+    const conventions = collected.get('gen_ai.execute_tool.duration')!.points;
+    expect(conventions.map(({ attributes }) => attributes)).toEqual([
+      { 'gen_ai.tool.name': 'desk_close', 'gen_ai.tool.type': 'function' },
     ]);
   });
 });

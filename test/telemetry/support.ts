@@ -35,6 +35,9 @@ import {
 /** The instrumentation scope of every span and instrument toolwright makes. */
 export const SCOPE = 'toolwright';
 
+/** The package's version, read here from package.json: the scope's version must be it. */
+export const PACKAGE_VERSION: string = createRequire(import.meta.url)('../../package.json').version;
+
 /** A reader the specs collect from themselves; delta, so that each collection holds only what is new. */
 class TestMetricReader extends MetricReader {
   constructor() {
@@ -58,6 +61,8 @@ export interface HistogramPoint {
 export interface CollectedHistogram {
   unit: string;
   description: string;
+  /** The version of the instrumentation scope that recorded it. */
+  scopeVersion?: string;
   points: HistogramPoint[];
 }
 
@@ -118,9 +123,9 @@ export function registerTelemetry(options: RegisterOptions = {}): TestTelemetry 
     async histograms() {
       const { resourceMetrics } = await reader.collect();
       const collected = new Map<string, CollectedHistogram>();
-      for (const metric of resourceMetrics.scopeMetrics
-        .filter((scope) => scope.scope.name === SCOPE)
-        .flatMap((scope) => scope.metrics)) {
+      for (const { scope, metric } of resourceMetrics.scopeMetrics
+        .filter(({ scope }) => scope.name === SCOPE)
+        .flatMap(({ scope, metrics }) => metrics.map((metric) => ({ scope, metric })))) {
         if (metric.dataPointType !== DataPointType.HISTOGRAM) {
           throw new Error(`${metric.descriptor.name} is not a histogram`);
         }
@@ -129,6 +134,7 @@ export function registerTelemetry(options: RegisterOptions = {}): TestTelemetry 
         collected.set(metric.descriptor.name, {
           unit: metric.descriptor.unit,
           description: metric.descriptor.description,
+          scopeVersion: scope.version,
           points: metric.dataPoints.map(({ attributes, value }) => ({ attributes, value })),
         });
       }
