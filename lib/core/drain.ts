@@ -18,6 +18,25 @@ export interface RunningWork {
   newer?: RunningWork;
 }
 
+/** How a drain went: the work running when it started, and what the grace period cut off. */
+export interface DrainReport {
+  /** Pieces of work running when the drain started. */
+  readonly inFlight: number;
+  /** Pieces of work still running when the grace period ran out, then aborted (0: all finished). */
+  readonly cutOff: number;
+  /** The grace period the running work had. */
+  readonly graceMs: number;
+}
+
+/**
+ * A drain under way: settles once it is over; tells at once (`inFlight`) how much work was
+ * running when it started, and (`report`) how it went once it is over.
+ */
+export type DrainClosing = Promise<void> & {
+  readonly inFlight: number;
+  readonly report: Promise<DrainReport>;
+};
+
 /**
  * Running work — an invoker's calls, an MCP endpoint's answers — that a shutdown drains: it
  * refuses new work, lets running work finish within a grace period, then aborts what is left.
@@ -26,8 +45,10 @@ export class Drain {
   closing = false;
   // A linked list rather than a Set, so that entering and leaving hash no object per call.
   private newest?: RunningWork;
+  /** How many pieces of work are in the list. */
+  private running = 0;
   private idle?: () => void;
-  private closed?: Promise<void>;
+  private closed?: DrainClosing;
 
   /** Work starts (one piece of work enters once); hand what this returns to `leave`, on every path. */
   enter(work: RunningWork = {}): RunningWork {
@@ -35,6 +56,7 @@ export class Drain {
     work.newer = undefined;
     if (this.newest) this.newest.newer = work;
     this.newest = work;
+    this.running++;
     return work;
   }
 
@@ -45,18 +67,32 @@ export class Drain {
     else return; // already left
     if (entry.older) entry.older.newer = entry.newer;
     entry.older = entry.newer = undefined;
+    this.running--;
     if (!this.newest) this.idle?.();
+  }
+
+  /** How many pieces of work are running now. */
+  get size(): number {
+    return this.running;
   }
 
   /**
    * Refuses new work, waits up to `graceMs` for running work, then aborts what is left. Closing
    * again (the MCP endpoint waits for the same drain) joins the first close.
    */
-  close(graceMs: number): Promise<void> {
-    return (this.closed ??= this.drain(graceMs));
+  close(graceMs: number): DrainClosing {
+    if (!this.closed) {
+      const inFlight = this.running;
+      const report = this.drain(graceMs, inFlight);
+      this.closed = Object.assign(
+        report.then(() => undefined),
+        { inFlight, report },
+      );
+    }
+    return this.closed;
   }
 
-  private async drain(graceMs: number): Promise<void> {
+  private async drain(graceMs: number, inFlight: number): Promise<DrainReport> {
     this.closing = true;
     if (this.newest) {
       let timer: NodeJS.Timeout | undefined;
@@ -66,10 +102,12 @@ export class Drain {
       });
       clearTimeout(timer);
     }
+    const cutOff = this.running;
     for (let entry = this.newest; entry;) {
       const older = entry.older; // read first: an abort may end its work synchronously
       entry.abort?.(shuttingDown());
       entry = older;
     }
+    return { inFlight, cutOff, graceMs };
   }
 }

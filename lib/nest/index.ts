@@ -26,3 +26,5 @@ export type { McpAuthOptions } from '../mcp/auth/bearer-auth.js';
 export { serveAppStdio } from './mcp/serve-app-stdio.js';
 export { runToolsCli } from './cli/run-tools-cli.js';
 export type { ToolsCliOptions } from './cli/run-tools-cli.js';
+export { ToolsHealthIndicator, ToolsHealthModule } from './health/index.js';
+export type { ToolsHealthIndicatorResult, ToolsHealthOptions } from './health/index.js';

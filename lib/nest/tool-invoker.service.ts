@@ -7,6 +7,8 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { ToolCatalog } from '../core/catalog.js';
+import { detached } from '../core/detached.js';
+import type { DrainClosing } from '../core/drain.js';
 import { catalogInvoker, type CatalogInvoker, type RunOptions } from '../core/catalog-invoker.js';
 import type { ErrorMapper } from '../core/errors.js';
 import type { ToolCallEvent, ToolHooks, ToolLogger } from '../core/hooks.js';
@@ -53,6 +55,8 @@ export class ToolInvoker
 {
   private readonly logger = new Logger('ToolsModule');
   private compiled?: CatalogInvoker;
+  /** When the drain started (`Date.now()`), once the application is shutting down. */
+  private drainStarted?: number;
 
   constructor(
     @Inject(TOOLS_REGISTRY) private readonly tools: readonly ToolDefinition[],
@@ -151,7 +155,21 @@ export class ToolInvoker
    * providers tear down what running calls may still use; later calls join the same drain.
    */
   close(options?: { graceMs?: number }): Promise<void> {
-    return this.compiled?.close(options) ?? Promise.resolve();
+    if (!this.compiled) return Promise.resolve();
+    const closing = this.compiled.close(options);
+    if (!this.drainStarted) {
+      this.drainStarted = Date.now();
+      this.logDrain(closing, options?.graceMs ?? DEFAULT_GRACE_MS);
+    }
+    return closing;
+  }
+
+  /**
+   * @internal Whether the invoker has started draining (the application is shutting down): what
+   * the readiness check reports.
+   */
+  get draining(): boolean {
+    return this.drainStarted !== undefined;
   }
 
   onModuleDestroy(): Promise<void> {
@@ -193,6 +211,33 @@ export class ToolInvoker
   /** @internal The raw context a call made now would see. */
   context(explicit: ToolContext | undefined): ToolContext | Promise<ToolContext> {
     return this.ready.context(explicit);
+  }
+
+  /** Logs the drain's start (with the calls in flight) and its end (with those cut off). */
+  private logDrain(closing: Promise<unknown>, graceMs: number): void {
+    const { logger } = this;
+    const { inFlight, report } = closing as Partial<DrainClosing>;
+    logger.log(
+      inFlight === 0
+        ? 'Draining: no calls in flight; new calls are refused.'
+        : `Draining: ${inFlight ?? 'the'} ${calls(inFlight ?? 2)} in flight ` +
+            `${inFlight === 1 ? 'has' : 'have'} ${graceMs} ms to finish; new calls are refused.`,
+    );
+    detached(
+      async () => {
+        // The core invoker's close is its drain's: it carries the report. Another says less.
+        const cutOff = report ? (await report).cutOff : (await closing, undefined);
+        const ms = Date.now() - (this.drainStarted ?? Date.now());
+        if (cutOff === undefined) return logger.log(`Drained in ${ms} ms.`);
+        if (cutOff === 0) return logger.log(`Drained in ${ms} ms: every call in flight finished.`);
+        logger.warn(
+          `Drained in ${ms} ms: the grace period (${graceMs} ms) ran out with ${cutOff} ` +
+            `${calls(cutOff)} still running, cut off: their signal was aborted and their ` +
+            'callers answered SERVICE_UNAVAILABLE.',
+        );
+      },
+      (error) => logger.error('Draining failed.', stackOf(error)),
+    );
   }
 
   private get ready(): CatalogInvoker {
@@ -269,6 +314,13 @@ export class ToolInvoker
       debug: (message, error) => logger.debug(withStack(message, error)),
     };
   }
+}
+
+/** The grace period of a close that names none (the core invoker's default). */
+const DEFAULT_GRACE_MS = 10_000;
+
+function calls(count: number): string {
+  return count === 1 ? 'call' : 'calls';
 }
 
 function stackOf(error: unknown): string {

@@ -3,6 +3,10 @@
  * provides them: pass an `ioredis` `Redis` instance.
  */
 export interface RedisClient {
+  /** `PING`; a client without it is pinged with a one-line script. */
+  ping?(): Promise<unknown>;
+  /** The connection's state (`ready`, `reconnecting`, …), as `ioredis` keeps it. */
+  readonly status?: string;
   publish(channel: string, message: string): Promise<number>;
   set(key: string, value: string, millisecondsToken: 'PX', milliseconds: number): Promise<unknown>;
   get(key: string): Promise<string | null>;
@@ -81,4 +85,18 @@ export function within<T>(
 function unanswered(ms: number, what: string, cause: Error | undefined): Error {
   const why = cause ? ` (${cause.message})` : '';
   return new Error(`Redis did not answer ${what} within ${ms} ms${why}.`, cause && { cause });
+}
+
+/** The states of an `ioredis` connection that cannot answer a command now. */
+const DOWN = new Set(['reconnecting', 'close', 'end']);
+
+/**
+ * Checks that Redis answers: at once rejects for a connection known to be down (`ioredis`
+ * reconnecting, closed), else sends a `PING` that gives up after `ms`.
+ */
+export async function pingRedis(redis: RedisClient, ms: number): Promise<void> {
+  if (redis.status !== undefined && DOWN.has(redis.status)) {
+    throw new Error(`Redis is not connected (the connection is ${redis.status}).`);
+  }
+  await within(ms, 'a PING', () => (redis.ping ? redis.ping() : redis.eval("return 'PONG'", 0)));
 }

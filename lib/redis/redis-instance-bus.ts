@@ -1,6 +1,6 @@
 import { attempt, detached, ignore } from '../core/detached.js';
 import type { InstanceBus } from '../core/instance-bus.js';
-import { within, type RedisClient, type RedisSubscriber } from './redis-client.js';
+import { pingRedis, within, type RedisClient, type RedisSubscriber } from './redis-client.js';
 
 /** How a {@link RedisInstanceBus} reaches Redis. */
 export interface RedisInstanceBusOptions {
@@ -122,6 +122,14 @@ export class RedisInstanceBus implements InstanceBus {
       this.options.redis.get(this.prefix + key),
     );
     return value ?? undefined;
+  }
+
+  /**
+   * Resolves when Redis answers a `PING` within `commandTimeoutMs`; rejects at once while the
+   * connection is known to be down. What a readiness check (`ToolsHealthModule`) asks.
+   */
+  ping(): Promise<void> {
+    return pingRedis(this.options.redis, this.timeoutMs);
   }
 
   /** The subscriber connection, opened on the first subscription. */

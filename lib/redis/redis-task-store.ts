@@ -1,5 +1,5 @@
 import type { TaskRecord, TaskStore } from '../core/task-store.js';
-import { within, type RedisClient } from './redis-client.js';
+import { pingRedis, within, type RedisClient } from './redis-client.js';
 
 /** How a {@link RedisTaskStore} reaches Redis. */
 export interface RedisTaskStoreOptions {
@@ -197,6 +197,14 @@ export class RedisTaskStore implements TaskStore {
       after = '';
       start = from + ids.length;
     }
+  }
+
+  /**
+   * Resolves when Redis answers a `PING` within `commandTimeoutMs`; rejects at once while the
+   * connection is known to be down. What a readiness check (`ToolsHealthModule`) asks.
+   */
+  ping(): Promise<void> {
+    return pingRedis(this.options.redis, this.timeoutMs);
   }
 
   /** The tasks of these ids, in one round trip: `undefined` for each one that is gone. */
