@@ -17,3 +17,9 @@ createServer((req, res) =>
   req.url?.startsWith('/mcp') ? mcp(req, res) : res.writeHead(404).end(),
 ).listen(3000);
 //#endregion
+
+export function selection() {
+  //#region McpEndpointOptions.select
+  createMcpHttpHandler(invoker, { select: { services: ['billing'] } });
+  //#endregion
+}

@@ -71,6 +71,7 @@ declare class ArticlesService {
 declare class ApiKeyGuard implements CanActivate {
   canActivate(): boolean;
 }
+declare class AdminTools {}
 declare class AdminOnlyGuard implements ToolGuard {
   canActivate(): boolean;
 }
@@ -226,6 +227,21 @@ export function modules() {
   ToolsModule.forRoot({
     registry,
     mcp: { bus: new RedisInstanceBus({ redis }), busRequired: true },
+  });
+  //#endregion
+  //#region McpOptions.endpoints
+  ToolsModule.forRoot({
+    registry,
+    mcp: {
+      select: { exclude: ['admin_reindex'] },
+      endpoints: [
+        {
+          path: '/admin/mcp',
+          select: { classes: [AdminTools] },
+          serverInfo: { name: 'admin', version: '1.0.0' },
+        },
+      ],
+    },
   });
   //#endregion
   //#region IdentifyCaller

@@ -11,6 +11,7 @@ import type { McpRequestStateOptions } from './asking.js';
 import type { McpTaskOptions } from './tasks.js';
 import type { McpAuthOptions } from './auth/bearer-auth.js';
 import { resolveCacheHints, type McpCacheHints } from './cache-hints.js';
+import type { McpSelection } from './endpoint-selection.js';
 
 /** Which MCP protocol eras the endpoint serves. */
 export type McpProtocolMode = 'dual' | 'modern' | 'legacy';
@@ -108,12 +109,21 @@ export interface McpEndpointOptions {
    * resolver put in the request's context (`identifyByUserOrPrincipal`)
    */
   identify?: IdentifyCaller;
+  /**
+   * Serve only part of the application's tools, resources and prompts on this endpoint (by name,
+   * class or service); the in-process invoker still runs them all. @default everything
+   *
+   * @example
+   * createMcpHttpHandler(invoker, { select: { services: ['billing'] } });
+   */
+  select?: McpSelection;
 }
 
 /** The endpoint options with every default filled in. */
 export type ResolvedMcpEndpointOptions = Required<
-  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState' | 'bus' | 'tasks'>
+  Omit<McpEndpointOptions, 'instructions' | 'auth' | 'requestState' | 'bus' | 'tasks' | 'select'>
 > & {
+  select?: McpSelection;
   instructions?: string;
   auth?: McpAuthOptions;
   requestState?: McpRequestStateOptions;
@@ -140,6 +150,7 @@ export function resolveMcpEndpointOptions(
     ...(options.requestState !== undefined && { requestState: options.requestState }),
     ...(options.bus !== undefined && { bus: options.bus }),
     ...(options.tasks !== undefined && { tasks: options.tasks }),
+    ...(options.select !== undefined && { select: options.select }),
     allowedHosts: options.allowedHosts ?? localhostAllowedHostnames(),
     allowedOrigins: options.allowedOrigins ?? localhostAllowedOrigins(),
     maxBodyBytes,

@@ -1,12 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import {
   createMcpHandler,
-  hostHeaderValidationResponse,
   isLegacyRequest,
-  originValidationResponse,
   ProtocolErrorCode,
-  validateHostHeader,
-  validateOriginHeader,
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
@@ -19,6 +15,8 @@ import { CancellableCalls } from './eras/2025-11-25/cancellation.js';
 import { McpTasks } from './tasks.js';
 import { DirectAnswers } from './direct-answers.js';
 import type { ResolvedMcpEndpointOptions } from './endpoint-options.js';
+import { selectedInvoker } from './endpoint-selection.js';
+import { HeaderChecks } from './host-checks.js';
 import {
   abortedOnDisconnect,
   jsonByteLength,
@@ -31,12 +29,8 @@ import {
 import { McpToolSurface, type McpServerFactoryOptions } from './tool-surface.js';
 import { httpNetwork, startMcpRequestSpan } from './telemetry.js';
 import type { McpBearerAuth } from './auth/bearer-auth.js';
-import { BoundedMap } from '../core/bounded-map.js';
 import { principalIdentity } from '../core/caller-identity.js';
 import type { ToolContext } from '../core/types.js';
-
-/** How many Host and Origin verdicts an endpoint remembers before it starts over. */
-const MAX_HEADER_VERDICTS = 256;
 
 /** The request an answer is being written for, as its host keeps it (Nest: the request context). */
 export interface RequestScope {
@@ -63,6 +57,8 @@ export interface McpHttpEndpointSettings {
    * reaches the endpoint unverified is verified here.
    */
   readonly auth?: McpBearerAuth;
+  /** How configuration messages name this endpoint's options. @default 'mcp' */
+  readonly name?: string;
 }
 
 /**
@@ -81,19 +77,9 @@ export class McpHttpEndpoint {
   private tasks?: McpTasks;
   /** The bus subscriptions, once asked for: each resolves to the function that ends it. */
   private listening?: Promise<Array<() => Promise<void>>>;
-  private readonly hosts: string[];
-  private readonly origins: string[];
-  /**
-   * The verdicts of the SDK's Host and Origin checks, by header value (a missing Host too): each
-   * parses the value as a URL, and the same few values come with every request.
-   */
-  private readonly hostVerdicts = new BoundedMap<string | undefined, boolean>(MAX_HEADER_VERDICTS);
-  private readonly originVerdicts = new BoundedMap<string, boolean>(MAX_HEADER_VERDICTS);
+  private readonly headers: HeaderChecks;
   /** The direct path, with what it remembers for this endpoint's answers. */
   private readonly directPath: DirectAnswers;
-  private readonly allowsHost = (host: string | undefined) =>
-    validateHostHeader(host, this.hosts).ok;
-  private readonly allowsOrigin = (origin: string) => validateOriginHeader(origin, this.origins).ok;
   /** Each request's caller identity, once asked for (see {@link identity}). */
   private readonly identities = new WeakMap<object, Promise<string | undefined>>();
   /** The answers being written, so a shutdown lets them finish. */
@@ -101,22 +87,30 @@ export class McpHttpEndpoint {
   private closing = false;
 
   constructor(private readonly settings: McpHttpEndpointSettings) {
-    const { allowedHosts, allowedOrigins, bus } = settings.options;
-    this.bus = bus ?? new InMemoryInstanceBus();
-    this.cancellable = new CancellableCalls(this.bus, settings.logger);
-    this.hosts = allowedHosts === false ? [] : [...allowedHosts];
-    this.origins = allowedOrigins === false ? [] : [...allowedOrigins];
+    const { options, logger } = settings;
+    this.bus = options.bus ?? new InMemoryInstanceBus();
+    this.cancellable = new CancellableCalls(this.bus, logger);
+    this.headers = new HeaderChecks(options, (message) =>
+      logger.warn ? logger.warn(message) : logger.error(message),
+    );
     this.directPath = new DirectAnswers(settings.options);
   }
 
+  /** The invoker this endpoint serves: the application's, narrowed to `select` when given. */
   private catalogInvoker(): CatalogInvoker {
-    return (this.runner ??= catalogInvoker(this.settings.invoker));
+    if (!this.runner) {
+      const { invoker, options, name = 'mcp' } = this.settings;
+      const whole = catalogInvoker(invoker);
+      this.runner = options.select ? selectedInvoker(whole, options.select, name) : whole;
+    }
+    return this.runner;
   }
 
   /** Builds the prepared lists and the SDK handler now rather than on the first request. */
   prepare(): { surface: McpToolSurface; handler: McpHttpHandler } {
     if (!this.prepared) {
-      const { invoker, options, logger, context, auth, scope } = this.settings;
+      const { options, logger, context, auth, scope } = this.settings;
+      const invoker = this.catalogInvoker();
       if (invoker.manifest('MCP').some((tool) => tool.task !== undefined)) {
         this.tasks = new McpTasks(options.tasks ?? {}, this.bus, logger);
       }
@@ -258,9 +252,9 @@ export class McpHttpEndpoint {
     if (size > maxBodyBytes) {
       return jsonRpcError(target, 413, ProtocolErrorCode.InvalidRequest, 'Request body too large.');
     }
-    if (!this.hostAndOriginAllowed(request)) {
+    if (!this.headers.allowed(request)) {
       const { signal } = abortedOnDisconnect(target);
-      const rejected = this.rejection(toWebRequest(request, signal).request);
+      const rejected = this.headers.rejection(request, toWebRequest(request, signal).request);
       if (rejected) return writeWebResponse(target, rejected);
     }
     const { auth } = this.settings;
@@ -403,7 +397,7 @@ export class McpHttpEndpoint {
     method: unknown,
     params: { name?: unknown; uri?: unknown } | undefined,
   ): readonly string[] | undefined {
-    const { invoker } = this.settings;
+    const invoker = this.catalogInvoker();
     if (method === 'tools/call' && typeof params?.name === 'string') {
       return invoker.find(params.name, 'MCP')?.scopes;
     }
@@ -469,25 +463,5 @@ export class McpHttpEndpoint {
       logger.debug?.(`MCP caller not identified: ${(error as Error)?.message ?? String(error)}`);
       return undefined;
     }
-  }
-
-  /** The Host and Origin checks on the Node headers; the SDK words the refusal (see rejection). */
-  private hostAndOriginAllowed(request: HttpRequestLike): boolean {
-    const { allowedHosts, allowedOrigins } = this.settings.options;
-    const { host, origin } = request.headers;
-    return (
-      (allowedHosts === false || this.hostVerdicts.remember(host, this.allowsHost)) &&
-      (allowedOrigins === false ||
-        origin === undefined ||
-        this.originVerdicts.remember(origin, this.allowsOrigin))
-    );
-  }
-
-  private rejection(request: Request): Response | undefined {
-    const { allowedHosts, allowedOrigins } = this.settings.options;
-    return (
-      (allowedHosts === false ? undefined : hostHeaderValidationResponse(request, this.hosts)) ??
-      (allowedOrigins === false ? undefined : originValidationResponse(request, this.origins))
-    );
   }
 }

@@ -26,10 +26,14 @@ export interface McpHttpHandlerOptions extends McpEndpointOptions {
    */
   context?: (request: IncomingMessage) => ToolContext | Promise<ToolContext>;
   /**
-   * Where failures are reported. Default `console.error`. A logger with a `debug` method also
-   * receives one line per request the SDK refuses (malformed JSON-RPC, say).
+   * Where failures are reported. Default `console.error`, and `console.warn` for warnings (a
+   * refused Host, once per host). A logger with a `debug` method also receives one line per
+   * request the SDK refuses (malformed JSON-RPC, say).
    */
-  logger?: Pick<ToolLogger, 'error'> & { debug?(message: string): void };
+  logger?: Pick<ToolLogger, 'error'> & {
+    warn?(message: string): void;
+    debug?(message: string): void;
+  };
 }
 
 /** A Node `http` request listener that serves MCP, and its graceful close. */
@@ -85,6 +89,7 @@ export function createMcpHttpHandler(
   // Not `console` itself: its `debug` would print a line per refused request to stdout.
   const logger = options.logger ?? {
     error: (message: string, ...error: unknown[]) => console.error(message, ...error),
+    warn: (message: string) => console.warn(message),
   };
   const scope: RequestScope = {
     run: (request, answer) => requests.run({ request: request as RequestStore['request'] }, answer),

@@ -41,4 +41,31 @@ export const MCP_MESSAGES = {
     `mcp.cacheHints.${list}.cacheScope is 'public', but the ${list} list depends on the caller ` +
     `(something in it requires scopes or has a guard with canList), and a cache shared between ` +
     `users would show one caller's list to another: use 'private', or leave cacheScope out.`,
+  selectedName: (where: string, key: 'include' | 'exclude', unknown: string) =>
+    `${where}.select.${key} names nothing the application serves over MCP: ${unknown}`,
+  selectedClass: (where: string, name: string | undefined, known: readonly string[]) =>
+    `${where}.select.classes names ${name ?? String(name)}, which declares nothing the ` +
+    `application serves over MCP: add it to the registry (and the providers), or name one of ` +
+    `${known.length > 0 ? known.join(', ') : '(no tool class is registered)'}.`,
+  selectedService: (where: string, service: string, known: readonly string[]) =>
+    `${where}.select.services names "${service}", a service nothing served over MCP declares; ` +
+    `the services are ${known.join(', ')}.`,
+  selectedNothing: (where: string) =>
+    `${where}.select selects nothing: the endpoint would serve no tool, resource or prompt. ` +
+    `Check its include, classes, services and exclude.`,
+  hostRefused: (host: string) =>
+    `MCP: refused a request whose Host is ${host} (403): it is not in mcp.allowedHosts, which ` +
+    `accepts localhost, 127.0.0.1 and [::1] by default (DNS-rebinding protection). Add the ` +
+    `names clients use: ToolsModule.forRoot({ mcp: { allowedHosts: ['api.example.com'] } }) or ` +
+    `createMcpHttpHandler(invoker, { allowedHosts }); false turns the check off behind a proxy ` +
+    `that checks Host. Logged once per host.`,
+  hostsRefusedQuiet: (count: number) =>
+    `MCP: ${count} different Host headers were refused; further ones are refused without a log ` +
+    `line (see mcp.allowedHosts).`,
+  requestStateOwnKey: () =>
+    '[toolwright] MCP: tools ask the user, and no requestState key is set: this process made ' +
+    'its own, so a question is answered only on the instance that asked it. Set a key of 32 ' +
+    'bytes or more, the same on every instance: ToolsModule.forRoot({ mcp: { requestState: ' +
+    "{ key } } }) (or the mcp of forRootAsync's factory), or createMcpHttpHandler(invoker, " +
+    '{ requestState: { key } }).',
 } as const;

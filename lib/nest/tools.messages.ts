@@ -45,6 +45,25 @@ export const MESSAGES = {
     `The MCP endpoint could not subscribe to its instance bus, and mcp.busRequired is true: ` +
     `${sentence(reason)} Make the bus reachable, or set mcp.busRequired: false to start ` +
     `without it and subscribe once it answers.`,
+  endpointsNotList: (value: unknown) =>
+    `mcp.endpoints must be a list of endpoints ({ path, select?, serverInfo?, auth?, … }), got ${typeof value}.`,
+  endpointPath: (where: string) =>
+    `${where} needs a path: the route of this MCP server, such as '/admin/mcp'.`,
+  endpointPathTaken: (where: string, other: string, path: string) =>
+    `${where} is at ${path}, where ${other} is already: each MCP server of the application needs its own path.`,
+  endpointSameResource: (where: string, other: string, resource: string) =>
+    `${where} signs callers in for the resource ${resource}, as ${other} does, so a token for ` +
+    `one would be accepted by the other: give each endpoint its own auth (auth.resource set to ` +
+    `its own URL, e.g. https://api.example.com/admin/mcp).`,
+  endpointDerivedResource: (where: string) =>
+    `${where} sets auth.resourceFromRequest, which serves the metadata of every path, while ` +
+    `another endpoint signs callers in too: give each signed-in endpoint its own auth.resource.`,
+  factoryEndpoint: (index: number, path: unknown, paths: readonly string[]) =>
+    `ToolsModule.forRootAsync's factory returned mcp.endpoints[${index}] for the path ` +
+    `${JSON.stringify(path)}, which no endpoint given to forRootAsync has: the factory sets ` +
+    `options of the endpoints given there, named by their path ` +
+    `(${paths.length > 0 ? paths.join(', ') : 'none is given'}). Add the endpoint to ` +
+    `forRootAsync's own mcp.endpoints.`,
   busSubscribed: () =>
     'The MCP endpoint subscribed to its instance bus: what other instances pass on reaches it again.',
 } as const;

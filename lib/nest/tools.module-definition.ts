@@ -10,6 +10,7 @@ import type {
 } from './interfaces/tools-module-options.interface.js';
 import { McpBearerAuth } from '../mcp/auth/bearer-auth.js';
 import { MCP_AUTH } from './mcp/mcp-auth.js';
+import { MCP_ENDPOINTS, mcpEndpointSetups } from './mcp/mcp-endpoints.js';
 import { MCP_OPTIONS } from './mcp/mcp.constants.js';
 import { mcpController } from './mcp/mcp-endpoint.controller.js';
 import {
@@ -50,7 +51,9 @@ const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<ToolsModuleFac
     return {
       ...definition,
       global: extras.isGlobal,
-      controllers: mcp.mount ? [mcpController(mcp.path)] : [],
+      controllers: [mcp, ...mcp.endpoints]
+        .filter((endpoint) => endpoint.mount)
+        .map((endpoint) => mcpController(endpoint.path)),
       providers: [
         {
           provide: MCP_OPTIONS,
@@ -62,6 +65,11 @@ const { ConfigurableModuleClass } = new ConfigurableModuleBuilder<ToolsModuleFac
           provide: MCP_AUTH,
           useFactory: ({ auth }: ResolvedMcpOptions) => (auth ? new McpBearerAuth(auth) : null),
           inject: [MCP_OPTIONS],
+        },
+        {
+          provide: MCP_ENDPOINTS,
+          useFactory: mcpEndpointSetups,
+          inject: [MCP_OPTIONS, MCP_AUTH],
         },
         ...(definition.providers ?? []),
         // Resolved here so duplicate names fail while the module is being defined.

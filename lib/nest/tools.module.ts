@@ -13,11 +13,9 @@ import {
   HttpAdapterHost,
 } from '@nestjs/core';
 import type { ToolCollection } from '../core/registry.js';
-import type { McpBearerAuth } from '../mcp/auth/bearer-auth.js';
 import { installMcpBodyHandling, type BodyHandlingAdapter } from './mcp/body-errors.js';
-import { installMcpAuth, MCP_AUTH } from './mcp/mcp-auth.js';
-import type { ResolvedMcpOptions } from './mcp/mcp-options.js';
-import { MCP_OPTIONS } from './mcp/mcp.constants.js';
+import { installMcpAuth } from './mcp/mcp-auth.js';
+import { MCP_ENDPOINTS, type McpEndpointSetup } from './mcp/mcp-endpoints.js';
 import { McpRoute, mcpRoutePaths } from './mcp/mcp-route.js';
 import { McpService } from './mcp/mcp.service.js';
 import {
@@ -76,8 +74,8 @@ function isCollection(value: unknown): value is ToolCollection {
 export class ToolsModule extends ConfigurableToolsModule implements NestModule {
   constructor(
     @Inject(TOOLS_MOUNT_MIDDLEWARE) private readonly mountMiddleware: boolean,
-    @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
-    @Inject(MCP_AUTH) private readonly auth: McpBearerAuth | null,
+    @Inject(MCP_ENDPOINTS) private readonly endpoints: readonly McpEndpointSetup[],
+    @Inject(McpService) private readonly mcpService: McpService,
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
     @Inject(ToolRequestContext) private readonly requestContext: ToolRequestContext,
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
@@ -133,13 +131,17 @@ export class ToolsModule extends ConfigurableToolsModule implements NestModule {
     // With `mount: false` the path still names the application's own MCP route.
     if (adapter) {
       const controllers = this.discovery.getControllers().map((wrapper) => wrapper.metatype);
-      const route = new McpRoute(
-        mcpRoutePaths(this.mcp.path, this.appConfig, controllers),
-        adapter.getRouteMatchingOptions?.(),
-      );
-      installMcpBodyHandling(adapter, route, this.mcp);
-      // After the body handling: its middleware is moved ahead of the JSON parsers it placed.
-      if (this.auth) installMcpAuth(adapter, route, this.auth);
+      const routes = this.endpoints.map(({ options, auth }) => {
+        const route = new McpRoute(
+          mcpRoutePaths(options.path, this.appConfig, controllers),
+          adapter.getRouteMatchingOptions?.(),
+        );
+        installMcpBodyHandling(adapter, route, options);
+        // After the body handling: its middleware is moved ahead of the JSON parsers it placed.
+        if (auth) installMcpAuth(adapter, route, auth);
+        return route;
+      });
+      this.mcpService.useRoutes(routes);
     }
     if (!this.mountMiddleware) {
       if (adapter) linkRequests(adapter);

@@ -14,6 +14,9 @@ import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { HELPDESK_TOOLS, HelpdeskModule } from '../helpdesk/helpdesk.module.js';
 import { HELPDESK_SCOPES } from '../helpdesk/helpdesk.scopes.js';
+import { AdminGuard, AdminMcpController } from './admin-mcp.controller.js';
+import { HealthModule } from './health.module.js';
+import { ADMIN_ONLY_TOOLS, AdminTools } from './admin.tools.js';
 import { McpController } from './mcp.controller.js';
 import { RankedSearchTools } from './ranked-search.tools.js';
 import { SessionTools } from './session.tools.js';
@@ -21,9 +24,12 @@ import { TicketsController } from './tickets.controller.js';
 
 /**
  * The application's tool surface: the help desk feature's defaults, with its search replaced by
- * the application's own and ticket deletion disabled, plus a request-scoped session tool.
+ * the application's own and ticket deletion disabled, plus a request-scoped session tool and the
+ * admin tools (served on the admin MCP server only).
  */
-export const registry = defineToolRegistry({ defaults: [...HELPDESK_TOOLS, SessionTools] })
+export const registry = defineToolRegistry({
+  defaults: [...HELPDESK_TOOLS, SessionTools, AdminTools],
+})
   .replace('helpdesk_search_articles', RankedSearchTools)
   .disable('helpdesk_delete_ticket');
 
@@ -66,6 +72,21 @@ class RedisConnection implements OnApplicationShutdown {
 
 const serverInfo = { name: 'helpdesk-sample', version: '1.0.0' };
 
+/**
+ * The second MCP server of the sample, at `/admin/mcp`: the admin tools, plus two help desk tools
+ * that are on `/mcp` too. Mounted by `AdminMcpController`, behind the API key and admin guards.
+ */
+const adminEndpoint = {
+  path: '/admin/mcp',
+  mount: false,
+  select: {
+    classes: [AdminTools],
+    include: ['helpdesk_export_tickets', 'helpdesk_assign_ticket'],
+  },
+  serverInfo: { name: 'helpdesk-admin', version: '1.0.0' },
+  instructions: 'Administration of the help desk: ticket statistics, exports and assignments.',
+};
+
 @Module({})
 export class AppModule {
   static forRoot(options: HelpdeskAppOptions): DynamicModule {
@@ -87,6 +108,7 @@ export class AppModule {
       imports: [
         DatabaseModule.forRoot(options.databaseFile),
         HelpdeskModule,
+        HealthModule,
         ToolsModule.forRoot({
           registry,
           context: CallerContextResolver,
@@ -96,6 +118,7 @@ export class AppModule {
                 // toolwright mounts the endpoint and signs its callers in: a request without a
                 // valid token for `resource` gets a 401 naming the authorization server.
                 serverInfo,
+                select: { exclude: ADMIN_ONLY_TOOLS },
                 ...requestState,
                 ...shared,
                 auth: {
@@ -105,13 +128,25 @@ export class AppModule {
                   resourceName: 'Help desk sample',
                 },
               }
-            : // The application mounts the endpoint itself (McpController) to guard it.
-              { mount: false, serverInfo, ...requestState, ...shared },
+            : // The application mounts the endpoints itself (McpController, AdminMcpController)
+              // to guard them.
+              {
+                mount: false,
+                serverInfo,
+                select: { exclude: ADMIN_ONLY_TOOLS },
+                ...requestState,
+                ...shared,
+                endpoints: [adminEndpoint],
+              },
         }),
       ],
-      controllers: oauth ? [TicketsController] : [McpController, TicketsController],
+      controllers: oauth
+        ? [TicketsController]
+        : [McpController, AdminMcpController, TicketsController],
       providers: [
         ApiKeyGuard,
+        AdminGuard,
+        AdminTools,
         CallerContextResolver,
         RankedSearchTools,
         SessionTools,

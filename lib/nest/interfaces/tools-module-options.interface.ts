@@ -134,7 +134,8 @@ export type ToolsModuleFactoryOptions = Omit<ToolsModuleOptions, keyof ToolsModu
   /**
    * The MCP endpoint's options from DI (its sign-in, `requestState` key, bus, tasks, …), laid
    * over the `mcp` given to `forRootAsync` directly, field by field. `mount` and `path` are
-   * given there only.
+   * given there only, and so are `mcp.endpoints`: the factory's `endpoints` set options of
+   * those, each named by its `path` (an admin endpoint's `auth` from `ConfigService`, say).
    */
   mcp?: McpFactoryOptions;
 };

@@ -9,6 +9,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { InMemoryInstanceBus } from '../../core/instance-bus.js';
 import { McpHttpEndpoint, type RequestScope } from '../../mcp/http-endpoint.js';
 import {
   nodeResponse,
@@ -21,25 +22,28 @@ import { ToolInvoker } from '../tool-invoker.service.js';
 import { TOOLS_MODULE_OPTIONS } from '../tools.constants.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
-import { MCP_AUTH } from './mcp-auth.js';
+import { MCP_ENDPOINTS, type McpEndpointSetup } from './mcp-endpoints.js';
+import type { McpRoute } from './mcp-route.js';
 import { detachedListener } from '../../core/detached.js';
-import type { McpBearerAuth } from '../../mcp/auth/bearer-auth.js';
 import { MESSAGES, ToolsConfigurationError } from '../tools.messages.js';
 
 /** How long the endpoint waits after a failed attempt to subscribe to its bus before the next. */
 const BUS_RETRY_MS = 1000;
 
 /**
- * Serves MCP over HTTP for the endpoint controller, with the request captured for the context
- * resolver, and a shutdown that follows Nest's lifecycle. The lists and the SDK handler are
- * prepared once, at bootstrap.
+ * Serves MCP over HTTP for the endpoint controllers (`mcp`, and each of `mcp.endpoints`), with
+ * the request captured for the context resolver, and a shutdown that follows Nest's lifecycle.
+ * The lists and the SDK handlers are prepared once, at bootstrap.
  */
 @Injectable()
 export class McpService
   implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
 {
   private readonly logger = new Logger('ToolsMcp');
-  private readonly endpoint: McpHttpEndpoint;
+  /** One endpoint per MCP server of the application, `mcp`'s first. */
+  private readonly endpoints: readonly McpHttpEndpoint[];
+  /** The routes of `endpoints`, in the same order, once the module has worked them out. */
+  private routes: readonly McpRoute[] = [];
   /** The next attempt to subscribe to a bus that did not answer at bootstrap. */
   private resubscribe?: NodeJS.Timeout;
 
@@ -48,7 +52,7 @@ export class McpService
     @Inject(ToolInvoker) private readonly invoker: ToolInvoker,
     @Inject(ToolRequestContext) requestContext: ToolRequestContext,
     @Inject(TOOLS_MODULE_OPTIONS) private readonly toolsOptions: ToolsModuleFactoryOptions,
-    @Inject(MCP_AUTH) auth: McpBearerAuth | null,
+    @Inject(MCP_ENDPOINTS) setups: readonly McpEndpointSetup[],
     @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {
     const scope: RequestScope = {
@@ -57,17 +61,40 @@ export class McpService
         return requestContext.request as HttpRequestLike | undefined;
       },
     };
-    this.endpoint = new McpHttpEndpoint({
-      invoker,
-      options,
-      scope,
-      ...(auth && { auth }),
-      logger: {
-        error: (message, error) => this.logger.error(message, (error as Error)?.stack ?? error),
-        warn: (message) => this.logger.warn(message),
-        debug: (message) => this.logger.debug(message),
-      },
-    });
+    const logger = {
+      error: (message: string, error?: unknown) =>
+        this.logger.error(message, (error as Error)?.stack ?? error),
+      warn: (message: string) => this.logger.warn(message),
+      debug: (message: string) => this.logger.debug(message),
+    };
+    // One bus for the application's endpoints, unless each is given its own: a requestState
+    // spent on one endpoint is spent on all of them.
+    const bus = setups.length > 1 ? new InMemoryInstanceBus() : undefined;
+    this.endpoints = setups.map(
+      ({ name, options: own, auth }) =>
+        new McpHttpEndpoint({
+          invoker,
+          options: own.bus || !bus ? own : { ...own, bus },
+          scope,
+          name,
+          ...(auth && { auth }),
+          logger,
+        }),
+    );
+  }
+
+  /** The routes of the endpoints (`mcp`'s first), which requests are told apart by. */
+  useRoutes(routes: readonly McpRoute[]): void {
+    this.routes = routes;
+  }
+
+  /** The endpoint a request is for: the one whose route serves its URL, else `mcp`'s. */
+  private endpointOf(request: HttpRequestLike): McpHttpEndpoint {
+    const { endpoints, routes } = this;
+    if (endpoints.length === 1) return endpoints[0];
+    const url = request.originalUrl ?? request.url;
+    const index = routes.findIndex((route) => route.servesUrl(url));
+    return endpoints[index] ?? endpoints[0];
   }
 
   /**
@@ -80,9 +107,9 @@ export class McpService
   async onApplicationBootstrap(): Promise<void> {
     if (!this.adapterHost?.httpAdapter) return;
     // A configuration the lists refuse (a public cache hint on a list per caller) fails here.
-    this.endpoint.prepare();
+    for (const endpoint of this.endpoints) endpoint.prepare();
     try {
-      await this.endpoint.listen();
+      await Promise.all(this.endpoints.map((endpoint) => endpoint.listen()));
     } catch (error) {
       const reason = (error as Error)?.message ?? String(error);
       if (this.options.busRequired) {
@@ -99,7 +126,7 @@ export class McpService
    */
   onModuleDestroy(): void {
     this.stopSubscribing();
-    this.endpoint.stopAccepting();
+    for (const endpoint of this.endpoints) endpoint.stopAccepting();
   }
 
   /**
@@ -109,10 +136,11 @@ export class McpService
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopSubscribing();
-    this.endpoint.stopAccepting();
+    for (const endpoint of this.endpoints) endpoint.stopAccepting();
     const deadline = Date.now() + (this.toolsOptions.shutdownGraceMs ?? 10_000);
     await this.invoker.beforeApplicationShutdown();
-    await this.endpoint.close(Math.max(0, deadline - Date.now()));
+    const graceMs = Math.max(0, deadline - Date.now());
+    await Promise.all(this.endpoints.map((endpoint) => endpoint.close(graceMs)));
   }
 
   /** Tries the bus again in a moment, quietly, until it answers or the application stops. */
@@ -120,7 +148,7 @@ export class McpService
     const attempt = setTimeout(
       detachedListener(
         async () => {
-          await this.endpoint.listen();
+          await Promise.all(this.endpoints.map((endpoint) => endpoint.listen()));
           this.logger.log(MESSAGES.busSubscribed());
         },
         (error) => {
@@ -140,11 +168,11 @@ export class McpService
 
   /** Answers one POST to the endpoint, whatever happens: it never throws and never rejects. */
   handle(request: HttpRequestLike, response: HttpResponseLike): Promise<void> | void {
-    return this.endpoint.handle(request, nodeResponse(response));
+    return this.endpointOf(request).handle(request, nodeResponse(response));
   }
 
   /** Answers GET and DELETE with 405. */
   methodNotAllowed(response: HttpResponseLike): void {
-    this.endpoint.methodNotAllowed(nodeResponse(response) as ServerResponse);
+    this.endpoints[0].methodNotAllowed(nodeResponse(response) as ServerResponse);
   }
 }

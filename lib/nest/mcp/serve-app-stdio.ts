@@ -1,5 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { catalogInvoker } from '../../core/catalog-invoker.js';
+import { selectedInvoker } from '../../mcp/endpoint-selection.js';
 import { serveInvokerStdio, type ServeStdioOptions } from '../../mcp/serve-stdio.js';
 import { ToolInvoker } from '../tool-invoker.service.js';
 import { MCP_OPTIONS } from './mcp.constants.js';
@@ -11,7 +13,8 @@ export type ServeAppStdioOptions = Pick<ServeStdioOptions, 'context' | 'transpor
 /**
  * Serves the application's MCP tools over stdio, for local clients that start the server as a
  * child process. Both protocol eras; calls run through the same runner with `source: 'mcp'`.
- * Nothing else may write to stdout: create the context with `StderrLogger`.
+ * It serves what `mcp` serves (its `select`, `serverInfo`, `instructions`). Nothing else may
+ * write to stdout: create the context with `StderrLogger`.
  *
  * @example
  * const app = await NestFactory.createApplicationContext(AppModule, { logger: new StderrLogger() });
@@ -23,5 +26,6 @@ export function serveAppStdio(
 ): StdioServerHandle {
   const invoker = app.get(ToolInvoker, { strict: false });
   const mcp = app.get<ResolvedMcpOptions>(MCP_OPTIONS, { strict: false });
-  return serveInvokerStdio(invoker, mcp, options);
+  const served = mcp.select ? selectedInvoker(catalogInvoker(invoker), mcp.select, 'mcp') : invoker;
+  return serveInvokerStdio(served, mcp, options);
 }

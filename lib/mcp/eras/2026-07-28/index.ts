@@ -1,3 +1,4 @@
+import { MCP_MESSAGES } from '../../mcp.messages.js';
 import type { McpEra, McpEraSettings } from '../era.js';
 import { callRound, McpAsking } from './asking.js';
 import { modernCapabilities } from './capabilities.js';
@@ -14,11 +15,7 @@ export function modernEra(settings: McpEraSettings): McpEra {
     ? new McpAsking(settings.requestState, settings.cancellation?.bus, logger)
     : undefined;
   if (asking?.ownKey && settings.scaled) {
-    logger.warn?.(
-      '[toolwright] MCP: tools ask the user, and no requestState key is set: this process ' +
-        'made its own, so a question is answered only on the instance that asked it. Set ' +
-        'mcp.requestState.key (32 bytes or more, the same on every instance).',
-    );
+    logger.warn?.(MCP_MESSAGES.requestStateOwnKey());
   }
   return {
     name: 'modern',
