@@ -66,6 +66,8 @@ export default tseslint.config(
   layer('lib/langchain', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', 'ai']),
   layer('lib/nest', ['core', 'mcp', 'cli'], ['ai', '@langchain/*']),
   layer('lib/redis', ['core'], ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*']),
+  // The test helpers drive an application through its HTTP pipeline: core, mcp and the Nest glue.
+  layer('lib/testing', ['core', 'mcp', 'nest'], ['ai', '@langchain/*']),
 );
 
 /**
@@ -74,7 +76,7 @@ export default tseslint.config(
  */
 function layer(folder, allowed, packages) {
   const name = folder.slice('lib/'.length);
-  const others = ['core', 'mcp', 'nest', 'cli', 'ai', 'langchain', 'redis'].filter(
+  const others = ['core', 'mcp', 'nest', 'cli', 'ai', 'langchain', 'redis', 'testing'].filter(
     (other) => other !== name && !allowed.includes(other),
   );
   const message = `${folder} may import ${allowed.length ? allowed.join(', ') + ' and ' : ''}its own files only (every import points toward core).`;

@@ -8,6 +8,7 @@ const ai = await import('toolwright/ai');
 const langchain = await import('toolwright/langchain');
 const mcp = await import('toolwright/mcp');
 const redis = await import('toolwright/redis');
+const testing = await import('toolwright/testing');
 
 for (const name of [
   'createToolInvoker',
@@ -46,6 +47,14 @@ assert.equal(
   'function',
   'toolwright/core exports InMemoryInstanceBus',
 );
+for (const name of [
+  'connectMcpClient',
+  'createInMemoryFetch',
+  'createTestIssuer',
+  'bindInstances',
+]) {
+  assert.equal(typeof testing[name], 'function', `toolwright/testing exports ${name}`);
+}
 console.log(
-  'package entry points: ok (toolwright, toolwright/core, toolwright/mcp, toolwright/ai, toolwright/langchain, toolwright/redis)',
+  'package entry points: ok (toolwright, toolwright/core, toolwright/mcp, toolwright/ai, toolwright/langchain, toolwright/redis, toolwright/testing)',
 );

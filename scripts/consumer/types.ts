@@ -7,6 +7,7 @@ import type { McpHttpHandlerOptions } from 'toolwright/mcp';
 import type { AgentToolsOptions } from 'toolwright/ai';
 import type { LangChainToolsOptions } from 'toolwright/langchain';
 import type { RedisInstanceBusOptions } from 'toolwright/redis';
+import type { ConnectMcpClientOptions } from 'toolwright/testing';
 import { z } from 'zod';
 
 export const echo = defineRuntimeTool({
@@ -29,4 +30,5 @@ export interface EverySurface {
   ai: AgentToolsOptions;
   langchain: LangChainToolsOptions;
   redis: RedisInstanceBusOptions;
+  testing: ConnectMcpClientOptions;
 }

@@ -110,8 +110,9 @@ import { createMcpHttpHandler } from 'toolwright/mcp';
 import type { AgentToolsOptions } from 'toolwright/ai';
 import type { LangChainToolsOptions } from 'toolwright/langchain';
 import type { RedisInstanceBusOptions } from 'toolwright/redis';
+import { connectMcpClient } from 'toolwright/testing';
 
-export const values = [ToolsModule, defineToolRegistry, createToolInvoker, ToolError, createMcpHttpHandler];
+export const values = [ToolsModule, defineToolRegistry, createToolInvoker, ToolError, createMcpHttpHandler, connectMcpClient];
 export type Options = [AgentToolsOptions, LangChainToolsOptions, RedisInstanceBusOptions];
 `;
 
@@ -157,6 +158,8 @@ async function install(dir, tarball, nest) {
       `@nestjs/common@${range}`,
       `@nestjs/core@${range}`,
       `@nestjs/platform-express@${range}`,
+      // The client toolwright/testing connects, which the types probe imports.
+      '@modelcontextprotocol/client@^2.4.0',
       'reflect-metadata@^0.2.2',
       'rxjs@^7.8.1',
       'zod@^4',

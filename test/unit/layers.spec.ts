@@ -27,6 +27,7 @@ const LAYERS: Record<string, { allowed: string[]; packages: string[] }> = {
   },
   'lib/langchain': { allowed: ['core'], packages: ['@nestjs/*', '@modelcontextprotocol/*', 'ai'] },
   'lib/nest': { allowed: ['core', 'mcp', 'cli'], packages: ['ai', '@langchain/*'] },
+  'lib/testing': { allowed: ['core', 'mcp', 'nest'], packages: ['ai', '@langchain/*'] },
   'lib/redis': {
     allowed: ['core'],
     packages: ['@nestjs/*', '@modelcontextprotocol/*', 'ai', '@langchain/*'],

@@ -1,15 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { createToolInvoker, type ToolCall } from 'toolwright';
+import { createToolInvoker } from 'toolwright';
+import { bindInstances } from 'toolwright/testing';
 import { CatalogService, CatalogTools } from '../tools/catalog.tools.js';
 
 // A @ToolFactory class with constructor dependencies, still without Nest: build the instance
-// yourself and tell the invoker how to call its methods.
+// yourself and bind the class's tools to it.
 describe('CatalogTools', () => {
-  const catalog = new CatalogTools(new CatalogService());
-  const methods = catalog as unknown as Record<string, (call: ToolCall) => unknown>;
   const invoker = createToolInvoker([CatalogTools], {
-    // Return `guards` too if the class uses @UseToolGuards: a custom binder supplies them.
-    bind: (tool) => ({ handler: (call) => methods[tool.methodName](call) }),
+    // @UseToolGuards guard classes are built with `new`, unless you pass an instance too.
+    bind: bindInstances(new CatalogTools(new CatalogService())),
   });
 
   it('searches through the runner: input parsed, output checked', async () => {

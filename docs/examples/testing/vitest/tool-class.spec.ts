@@ -1,17 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createToolInvoker, type ToolCall } from 'toolwright';
+import { createToolInvoker } from 'toolwright';
+import { bindInstances } from 'toolwright/testing';
 import { CatalogService, CatalogTools } from '../../tools/catalog.tools.js';
 
 // A @ToolFactory class with constructor dependencies, still without Nest: build the instance
-// yourself (here with a spied service) and tell the invoker how to call its methods.
+// yourself (here with a spied service) and bind the class's tools to it.
 describe('CatalogTools', () => {
   const service = new CatalogService();
   const search = vi.spyOn(service, 'search');
-  const catalog = new CatalogTools(service);
-  const methods = catalog as unknown as Record<string, (call: ToolCall) => unknown>;
   const invoker = createToolInvoker([CatalogTools], {
-    // Return `guards` too if the class uses @UseToolGuards: a custom binder supplies them.
-    bind: (tool) => ({ handler: (call) => methods[tool.methodName](call) }),
+    // @UseToolGuards guard classes are built with `new`, unless you pass an instance too.
+    bind: bindInstances(new CatalogTools(service)),
   });
 
   it('searches through the runner: input parsed, output checked', async () => {
