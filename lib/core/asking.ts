@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { CORE_MESSAGES } from './core.messages.js';
 import { ToolError, ToolsConfigurationError, validationError } from './errors.js';
+import type { ToolLogger } from './hooks.js';
 import { deepFreeze, isZodObjectSchema, toJsonSchema, type JsonSchema } from './schema.js';
 import type { ToolCallInfo } from './types.js';
 
@@ -81,15 +82,62 @@ export interface ToolAsker {
   }) => Promise<ElicitationResult<z.output<S>>>;
 }
 
+/** The developer's way out when an in-process caller cannot ask: {@link inputUnavailable}'s hint. */
+export const ASK_CALLBACK_HINT =
+  'Pass an `ask` callback to the invoker, or call the tool from a surface that asks its user.';
+
 /** The answer a caller that cannot ask gives: the call fails with `USER_INPUT_UNAVAILABLE`. */
-export function inputUnavailable(
-  name: string,
-  hint = 'Pass an `ask` callback to the invoker, or call the tool from a surface that asks its user.',
-): ToolError {
+export function inputUnavailable(name: string, hint = ASK_CALLBACK_HINT): ToolError {
   return new ToolError('USER_INPUT_UNAVAILABLE', {
     message: `Tool "${name}" needs an answer from the user, and this caller cannot ask one.`,
     hint,
   });
+}
+
+/**
+ * The failure an MCP client that cannot answer questions (it declares no elicitation capability)
+ * receives: worded for the client, the model and the user behind it. What the developer can do
+ * about it goes to the log ({@link clientCannotAnswerLog}).
+ */
+export function clientCannotAnswer(name: string): ToolError {
+  return new ToolError('USER_INPUT_UNAVAILABLE', {
+    message:
+      `Tool "${name}" needs an answer from the user, and this client cannot ask one: ` +
+      'it does not support MCP elicitation.',
+    hint: 'Call the tool from an MCP client that supports elicitation, which asks the user.',
+  });
+}
+
+/** What the log tells the developer when an MCP client could not be asked a tool's question. */
+export function clientCannotAnswerLog(name: string): string {
+  return (
+    `[toolwright] Tool "${name}" asked the user during an MCP call, and the client declares no ` +
+    'elicitation capability, so the call failed with USER_INPUT_UNAVAILABLE. Clients that ' +
+    'support elicitation are asked; for the others, take the answer as an optional input ' +
+    `and ask only when it is missing. In-process callers: ${ASK_CALLBACK_HINT} ` +
+    '(Logged once per tool.)'
+  );
+}
+
+// The tools each logger has been told about, so that a client calling again does not flood it.
+const toldOf = new WeakMap<ToolLogger, Set<string>>();
+
+/**
+ * The failure of a question whose caller gives no way to answer it. An MCP client gets the
+ * client's words, and the developer's advice is logged once per tool and logger; an in-process
+ * caller, who is the developer, gets the advice in the error itself.
+ */
+function cannotAsk({ call, logger }: AskingCall): ToolError {
+  if (call.source !== 'mcp') return inputUnavailable(call.name);
+  if (logger) {
+    let told = toldOf.get(logger);
+    if (!told) toldOf.set(logger, (told = new Set()));
+    if (!told.has(call.name)) {
+      told.add(call.name);
+      logger.warn?.(clientCannotAnswerLog(call.name));
+    }
+  }
+  return clientCannotAnswer(call.name);
 }
 
 /**
@@ -269,6 +317,8 @@ export interface AskingCall {
   /** How the caller answers, when it can. */
   readonly ask?: ToolAsk;
   readonly signal: AbortSignal;
+  /** The invoker's logger: where the developer learns of an MCP client that cannot answer. */
+  readonly logger?: ToolLogger;
 }
 
 /** The handler's `confirm`. */
@@ -305,7 +355,7 @@ export async function askElicit<S extends z.ZodObject<any, any>>(
 }
 
 async function ask(asking: AskingCall, question: ToolQuestion): Promise<ToolAnswer> {
-  if (!asking.ask) throw inputUnavailable(asking.call.name);
+  if (!asking.ask) throw cannotAsk(asking);
   const answer = await asking.ask(question, { signal: asking.signal });
   const action = (answer as { action?: unknown } | null)?.action;
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') {

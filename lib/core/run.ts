@@ -157,7 +157,13 @@ class HandlerCall implements ToolCall<unknown, unknown> {
 
   private asking(): AskingCall {
     const { run } = this;
-    return { call: run.call, asks: run.tool.spec.asks, ask: run.ask, signal: run.signal };
+    return {
+      call: run.call,
+      asks: run.tool.spec.asks,
+      ask: run.ask,
+      signal: run.signal,
+      logger: run.settings.logger,
+    };
   }
 }
 

@@ -1,8 +1,17 @@
-import { Inject, Injectable, Logger, Scope, type Type } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  Scope,
+  type OnApplicationBootstrap,
+  type Type,
+} from '@nestjs/common';
 import {
   ContextIdFactory,
   DiscoveryService,
   ExternalContextCreator,
+  HttpAdapterHost,
   ModuleRef,
   type ContextId,
 } from '@nestjs/core';
@@ -19,10 +28,13 @@ import { classTools, getToolClassMetadata, type ClassTool } from '../core/tool-c
 import type { Class, ToolCallInfo } from '../core/types.js';
 import { orphanToolMethods } from './decorators/tool-class.draft.js';
 import type { ToolsModuleFactoryOptions } from './interfaces/tools-module-options.interface.js';
+import { MCP_OPTIONS } from './mcp/mcp.constants.js';
+import type { ResolvedMcpOptions } from './mcp/mcp-options.js';
 import { ToolRequestContext } from './request-context.js';
 import { declaresGuards, declaresHandlerEnhancers, ToolEnhancers } from './tool-enhancers.js';
 import { TOOLS_DECLARED, TOOLS_MODULE_OPTIONS } from './tools.constants.js';
 import { MESSAGES, ToolsConfigurationError } from './tools.messages.js';
+import { unreachableOperations, unreachableOperationsWarning } from './unreachable-operations.js';
 
 /** What a hook, guard or context-resolver class is used as, for bootstrap errors. */
 export type ToolClassRole = 'hook' | 'guard' | 'context resolver';
@@ -31,13 +43,17 @@ export type ToolClassRole = 'hook' | 'guard' | 'context resolver';
  * Finds the container's instances of the registry's tool classes and binds each `@Tool` method:
  * a static class once, at bootstrap; a request-scoped one per call, in the current request's DI
  * sub-tree (the one Nest's router uses for that request), or in a fresh one outside a request.
- * Also resolves hook, guard and resolver classes, once, at bootstrap.
+ * Also resolves hook, guard and resolver classes, once, at bootstrap, and warns then of the
+ * operations no MCP client can reach (scopes, and no way for an MCP caller to hold them).
  */
 @Injectable()
-export class ToolsExplorer {
+export class ToolsExplorer implements OnApplicationBootstrap {
   private readonly logger = new Logger('ToolsModule');
   private readonly enhancers: ToolEnhancers;
   private readonly globalEnhancers: boolean;
+  private readonly contextResolver: boolean;
+  /** The tools explored, for the bootstrap checks. */
+  private explored: readonly ToolDefinition[] = [];
   /** The DI context of a call outside a request, shared by its Nest guards and its handler. */
   private readonly callContexts = new WeakMap<ToolCallInfo, ContextId>();
 
@@ -48,14 +64,18 @@ export class ToolsExplorer {
     @Inject(TOOLS_DECLARED) private readonly declared: readonly string[],
     @Inject(ExternalContextCreator) external: ExternalContextCreator,
     @Inject(TOOLS_MODULE_OPTIONS) options: ToolsModuleFactoryOptions,
+    @Inject(MCP_OPTIONS) private readonly mcp: ResolvedMcpOptions,
+    @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost,
   ) {
     this.globalEnhancers = options.globalEnhancers === true;
+    this.contextResolver = options.context !== undefined;
     const container = (external as unknown as { container: NestContainer }).container;
     this.enhancers = new ToolEnhancers(container, this.globalEnhancers);
   }
 
   /** Checks the registry against the container and returns the binder for its class tools. */
   async explore(tools: readonly ToolDefinition[]): Promise<ClassToolBinder> {
+    this.explored = tools;
     const wrappers = this.discovery.getProviders();
     this.checkDecoratedClasses(wrappers);
 
@@ -86,6 +106,39 @@ export class ToolsExplorer {
       });
     }
     return (tool) => bound.get(tool)!;
+  }
+
+  /**
+   * Warns, once, of the tools, resources and prompts no MCP client can ever reach (see
+   * {@link unreachableOperations}). Only an application that listens serves MCP over HTTP: an
+   * application context (the command line, a worker) warns of nothing.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.adapterHost?.httpAdapter) return;
+    const unreachable = unreachableOperations(this.explored, {
+      servesMcpOverHttp: await this.servesMcp(),
+      signIn: this.mcpEndpoints().some((endpoint) => endpoint.auth !== undefined),
+      contextResolver: this.contextResolver,
+    });
+    if (unreachable.length > 0) this.logger.warn(unreachableOperationsWarning(unreachable));
+  }
+
+  /** The options of every MCP endpoint of the module: `mcp`, and those of `mcp.endpoints`. */
+  private mcpEndpoints(): readonly ResolvedMcpOptions[] {
+    return [this.mcp, ...this.mcp.endpoints];
+  }
+
+  /** Whether some controller serves an MCP endpoint: a mounted one, or the application's own. */
+  private async servesMcp(): Promise<boolean> {
+    if (this.mcpEndpoints().some((endpoint) => endpoint.mount)) return true;
+    // Loaded here: the endpoint's module imports the invoker, which imports this one.
+    const { McpEndpoint } = await import('./mcp/mcp-endpoint.controller.js');
+    return this.discovery
+      .getControllers()
+      .some(
+        ({ metatype }) =>
+          typeof metatype === 'function' && metatype.prototype instanceof McpEndpoint,
+      );
   }
 
   /**

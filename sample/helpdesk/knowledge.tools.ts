@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  Resource,
   ResourceTemplate,
   Tool,
   ToolError,
@@ -20,9 +21,15 @@ export function articleSlug(article: Pick<Article, 'title'>): string {
     .replace(/^-|-$/g, '');
 }
 
+/** The URI of an article as a resource: `kb://articles/<slug>`. */
+export function articleUri(article: Pick<Article, 'title'>): string {
+  return `kb://articles/${articleSlug(article)}`;
+}
+
 /**
- * The knowledge base of the help desk feature: a plain substring search, and each article of the
- * tenant as a resource (`kb://articles/{slug}`), its slug completed from the tenant's articles.
+ * The knowledge base of the help desk feature: a plain substring search, an index of the tenant's
+ * articles (`kb://articles`, listed by `resources/list`), and each article as a resource
+ * (`kb://articles/{slug}`), its slug completed from the tenant's articles.
  */
 @ToolFactory({
   serviceName: 'helpdesk',
@@ -52,6 +59,21 @@ export class KnowledgeTools {
       .filter((a) => `${a.title} ${a.body}`.toLowerCase().includes(needle))
       .slice(0, input.limit);
     return { articles };
+  }
+
+  @Resource({
+    uri: 'kb://articles',
+    name: 'kb_index',
+    title: 'Knowledge base index',
+    description: 'The tenant’s articles, each with the URI that reads it, in Markdown.',
+    mimeType: 'text/markdown',
+    transports: ['MCP', 'AGENT', 'CLI'],
+  })
+  index({ context }: ResourceCall<Record<string, never>, TenantContext>) {
+    const lines = this.tickets
+      .articles(context.tenantId)
+      .map((article) => `- [${article.title}](${articleUri(article)})`);
+    return `# Knowledge base\n\n${lines.length > 0 ? lines.join('\n') : 'No articles yet.'}\n`;
   }
 
   @ResourceTemplate({

@@ -1,7 +1,8 @@
 /**
- * The help desk sample's resources and prompt over MCP: the tenant's knowledge-base articles at
- * `kb://articles/{slug}` with slug completion, a ticket at `helpdesk://tickets/{id}`, and the
- * `triage_ticket` prompt embedding the ticket; every tenant sees and completes only its own.
+ * The help desk sample's resources and prompt over MCP: the index of the tenant's articles at
+ * `kb://articles` (listed), each article at `kb://articles/{slug}` with slug completion, a ticket
+ * at `helpdesk://tickets/{id}`, and the `triage_ticket` prompt embedding the ticket; every tenant
+ * sees and completes only its own.
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -59,6 +60,18 @@ describe.each(ADAPTERS)('the sample’s resources and prompt (%s)', (adapter) =>
         expect(
           (await acme.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
         ).toEqual(['helpdesk://tickets/{id}', 'kb://articles/{slug}']);
+        // resources/list is not empty: the index lists the tenant's articles with their URIs.
+        expect((await acme.listResources()).resources).toEqual([
+          expect.objectContaining({ uri: 'kb://articles', name: 'kb_index' }),
+        ]);
+        const index = await acme.readResource({ uri: 'kb://articles' });
+        const indexText = (index.contents[0] as { text: string }).text;
+        expect(indexText).toContain('(kb://articles/password-reset-emails)');
+        expect(indexText).not.toContain('large-csv-exports');
+        const theirIndex = await globex.readResource({ uri: 'kb://articles' });
+        expect((theirIndex.contents[0] as { text: string }).text).toContain(
+          '(kb://articles/large-csv-exports)',
+        );
 
         const slugs = await acme.complete({
           ref: { type: 'ref/resource', uri: 'kb://articles/{slug}' },

@@ -17,6 +17,7 @@ import * as redis from '../../lib/redis/index.js';
 import * as mcp from '../../lib/mcp/index.js';
 import * as ai from '../../lib/ai/index.js';
 import * as langchain from '../../lib/langchain/index.js';
+import * as testing from '../../lib/testing/index.js';
 import { ToolInvoker as NestToolInvoker } from '../../lib/nest/tool-invoker.service.js';
 
 /**
@@ -46,6 +47,8 @@ const SURFACE: Record<string, { file: string; ns: object; names: string[]; types
       'ToolRequestContext',
       'ToolRequestMiddleware',
       'ToolsConfigurationError',
+      'ToolsHealthIndicator',
+      'ToolsHealthModule',
       'ToolsModule',
       'UseToolGuards',
       'createRuntimeToolFactory',
@@ -102,6 +105,8 @@ const SURFACE: Record<string, { file: string; ns: object; names: string[]; types
       'ToolSchema',
       'ToolTransport',
       'ToolsCliOptions',
+      'ToolsHealthIndicatorResult',
+      'ToolsHealthOptions',
       'ToolsModuleFactoryOptions',
       'ToolsModuleOptions',
     ],
@@ -189,6 +194,22 @@ const SURFACE: Record<string, { file: string; ns: object; names: string[]; types
     names: ['RedisInstanceBus', 'RedisTaskStore'],
     types: ['RedisInstanceBusOptions', 'RedisTaskStoreOptions'],
   },
+  'toolwright/testing': {
+    file: 'lib/testing/index.ts',
+    ns: testing,
+    names: ['bindInstances', 'connectMcpClient', 'createInMemoryFetch', 'createTestIssuer'],
+    types: [
+      'ConnectMcpClientOptions',
+      'InMemoryFetch',
+      'InMemoryFetchOptions',
+      'InMemoryTarget',
+      'McpTestProtocolVersion',
+      'NestApplicationLike',
+      'TestIssuer',
+      'TestIssuerOptions',
+      'TestPrincipalClaims',
+    ],
+  },
 };
 
 /** The most unique names the entry points may export together (values and types). */
@@ -209,6 +230,8 @@ const NEST_ONLY = [
   'ToolInvoker',
   'ToolRequestContext',
   'ToolRequestMiddleware',
+  'ToolsHealthIndicator',
+  'ToolsHealthModule',
   'ToolsModule',
   'UseToolGuards',
   'mapHttpException',

@@ -9,17 +9,12 @@ import {
   type ToolCall,
 } from 'toolwright';
 import { z } from 'zod';
+import { Articles } from './articles.js';
 
 const Tenant = z.object({ tenantId: z.string() });
 type Tenant = z.infer<typeof Tenant>;
 
-/** The knowledge base of the example: articles by tenant and slug. */
-export abstract class Articles {
-  abstract slugs(tenantId: string): string[];
-  abstract body(tenantId: string, slug: string): string | undefined;
-}
-
-@ToolFactory({ serviceName: 'kb', context: Tenant, scopes: ['kb:read'] })
+@ToolFactory({ serviceName: 'kb', context: Tenant })
 @Injectable()
 export class KnowledgeBase {
   constructor(@Inject(Articles) private readonly articles: Articles) {}
