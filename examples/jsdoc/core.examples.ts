@@ -97,6 +97,9 @@ export const exportReport = defineRuntimeTool({
   //#region RuntimeToolConfig.task
   task: 'optional',
   //#endregion
+  //#region RuntimeToolConfig.tags
+  tags: ['admin'],
+  //#endregion
   //#region RuntimeToolConfig._meta
   _meta: { 'io.modelcontextprotocol/ui': { resourceUri: 'ui://invoices/chart' } },
   //#endregion

@@ -39,6 +39,9 @@ export const CORE_MESSAGES = {
     `${tool(name, origin)} has timeoutMs ${timeoutMs}; use a positive number.`,
   scope: (name: string, origin: string, scope: unknown) =>
     `${tool(name, origin)} has scope ${JSON.stringify(scope)}; a scope is printable ASCII without spaces, quotes or backslashes.`,
+  tags: (name: string, origin: string, tags: unknown) =>
+    `${tool(name, origin)} has tags ${JSON.stringify(tags)}; give a list of labels of letters, ` +
+    'digits and _ . : / - (1 to 64 characters each).',
   task: (name: string, origin: string, task: unknown) =>
     `${tool(name, origin)} has task ${JSON.stringify(task)}; use 'optional' or 'required'.`,
   taskOnOperation: (name: string, origin: string, kind: 'resource' | 'prompt') =>

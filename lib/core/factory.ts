@@ -85,6 +85,7 @@ export function createRuntimeToolFactory<C extends ToolSchema>(
         timeoutMs: config.timeoutMs,
         present: config.present,
         scopes: config.scopes,
+        tags: config.tags,
         asks: config.asks,
         task: config.task,
         icons: config.icons,

@@ -20,6 +20,8 @@ export interface ToolDescriptor {
   readonly outputSchema?: JsonSchema;
   /** The OAuth scopes a caller must hold, when the tool requires any. */
   readonly scopes?: readonly string[];
+  /** Its tags, when it has any. */
+  readonly tags?: readonly string[];
   /** What the tool may ask the user: a confirmation, and the JSON Schemas it may elicit with. */
   readonly asks?: { readonly confirm: boolean; readonly elicit: readonly JsonSchema[] };
   /** Whether MCP clients may (`optional`) or must (`required`) run it as a task. */
@@ -46,6 +48,7 @@ export function describeTool(spec: ToolSpec): ToolDescriptor {
     inputSchema: jsonSchemaOf(spec.input, 'input', owner),
     ...(spec.output !== undefined && { outputSchema: jsonSchemaOf(spec.output, 'output', owner) }),
     ...(spec.scopes !== undefined && { scopes: spec.scopes }),
+    ...(spec.tags !== undefined && { tags: spec.tags }),
     ...(spec.task !== undefined && { task: spec.task }),
     ...(spec.icons !== undefined && { icons: spec.icons }),
     ...(spec._meta !== undefined && { _meta: spec._meta }),

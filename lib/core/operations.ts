@@ -100,6 +100,8 @@ interface OperationConfig<C extends ToolSchema | undefined> {
   transports?: readonly ToolTransport[];
   /** OAuth scopes the caller's principal must hold. */
   scopes?: readonly string[];
+  /** Labels to select it by (an MCP endpoint's `select.tags`). */
+  tags?: readonly string[];
   /** The runner stops waiting after this long (`REQUEST_TIMEOUT`). */
   timeoutMs?: number;
   icons?: readonly OperationIcon[];
@@ -174,6 +176,7 @@ export interface OperationDeclaration {
   readonly transports?: readonly ToolTransport[];
   readonly timeoutMs?: number;
   readonly scopes?: readonly string[];
+  readonly tags?: readonly string[];
   readonly operation: OperationSpec;
 }
 
@@ -197,6 +200,7 @@ function declaration(
     ...(config.transports !== undefined && { transports: config.transports }),
     ...(config.timeoutMs !== undefined && { timeoutMs: config.timeoutMs }),
     ...(config.scopes !== undefined && { scopes: config.scopes }),
+    ...(config.tags !== undefined && { tags: config.tags }),
     operation: freezeOperation(operation),
   };
 }
@@ -451,6 +455,7 @@ export function describeOperation(
     annotations: spec.annotations,
     inputSchema,
     ...(spec.scopes !== undefined && { scopes: spec.scopes }),
+    ...(spec.tags !== undefined && { tags: spec.tags }),
     ...(operation.title !== undefined && { title: operation.title }),
     ...(operation.icons !== undefined && { icons: operation.icons }),
     ...(operation._meta !== undefined && { _meta: operation._meta }),

@@ -112,6 +112,8 @@ export interface ToolSpec {
   readonly present?: ToolPresenters<any>;
   /** The OAuth scopes a caller's principal must hold (see {@link ToolPrincipal}); none when absent. */
   readonly scopes?: readonly string[];
+  /** Labels to select it by (an MCP endpoint's `select.tags`); none when absent. */
+  readonly tags?: readonly string[];
   /** What the tool may ask the user while it runs. */
   readonly asks?: ToolAsks;
   /** Whether MCP clients may (or must) run it as a task. */
@@ -171,6 +173,13 @@ export interface RuntimeToolConfig<
    */
   scopes?: readonly string[];
   /**
+   * Labels that select the tool, e.g. for one of several MCP endpoints (`select: { tags }`).
+   *
+   * @example
+   * tags: ['admin'],
+   */
+  tags?: readonly string[];
+  /**
    * What the handler may ask the user (`confirm`, `elicit`): every surface carries the question in
    * its own way, and a caller that cannot ask gets `USER_INPUT_UNAVAILABLE`. See docs/asking.md.
    *
@@ -228,6 +237,7 @@ export interface ToolDeclaration {
   timeoutMs?: number;
   present?: ToolPresenters<any>;
   scopes?: readonly string[];
+  tags?: readonly string[];
   asks?: ToolAsks;
   task?: ToolTaskSupport;
   /** A resource or prompt (see `OperationDeclaration`). */
@@ -268,8 +278,16 @@ export function toolSpec(declaration: ToolDeclaration, origin: string): ToolSpec
   if (declaration.task !== undefined) spec.task = declaration.task;
   if (declaration.icons !== undefined) spec.icons = deepFreeze(declaration.icons);
   if (declaration._meta !== undefined) spec._meta = deepFreeze(declaration._meta);
-  if (declaration.scopes !== undefined && declaration.scopes.length > 0) {
+  if (!Array.isArray(declaration.scopes)) {
+    if (declaration.scopes !== undefined) spec.scopes = declaration.scopes;
+  } else if (declaration.scopes.length > 0) {
     spec.scopes = Object.freeze([...new Set(declaration.scopes)]);
+  }
+  // Anything but a list is kept as it is, for assertToolSpec to refuse.
+  if (!Array.isArray(declaration.tags)) {
+    if (declaration.tags !== undefined) spec.tags = declaration.tags;
+  } else if (declaration.tags.length > 0) {
+    spec.tags = Object.freeze([...new Set(declaration.tags)]);
   }
   if (declaration.asks !== undefined) {
     const { asks } = declaration;
@@ -322,10 +340,16 @@ export function assertToolSpec(spec: ToolSpec): void {
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new ToolsConfigurationError(CORE_MESSAGES.timeoutMs(spec.name, where, spec.timeoutMs));
   }
+  if (spec.scopes !== undefined && !Array.isArray(spec.scopes)) {
+    throw new ToolsConfigurationError(CORE_MESSAGES.scope(spec.name, where, spec.scopes));
+  }
   for (const scope of spec.scopes ?? []) {
     if (!isScopeToken(scope)) {
       throw new ToolsConfigurationError(CORE_MESSAGES.scope(spec.name, where, scope));
     }
+  }
+  if (spec.tags !== undefined && !(Array.isArray(spec.tags) && spec.tags.every(isTag))) {
+    throw new ToolsConfigurationError(CORE_MESSAGES.tags(spec.name, where, spec.tags));
   }
   if (spec.asks !== undefined) assertToolAsks(spec.asks, `Tool "${spec.name}" (${where})`);
   if (spec.task !== undefined && spec.task !== 'optional' && spec.task !== 'required') {
@@ -340,6 +364,11 @@ export function assertToolSpec(spec: ToolSpec): void {
   if (spec.present !== undefined && spec.output === undefined) {
     throw new ToolsConfigurationError(CORE_MESSAGES.presentersWithoutOutput(spec.name, where));
   }
+}
+
+/** A tag: a label of letters, digits and `_ . : / -`, 1 to 64 of them. */
+function isTag(tag: unknown): boolean {
+  return typeof tag === 'string' && /^[\w.:/-]{1,64}$/.test(tag);
 }
 
 /**

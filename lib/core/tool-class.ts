@@ -32,6 +32,8 @@ export interface ToolClassOptions {
   context?: ToolSchema;
   /** OAuth scopes every tool of the class requires, besides its own. */
   scopes?: readonly string[];
+  /** Tags of every tool of the class, besides its own. */
+  tags?: readonly string[];
 }
 
 /** One method of a tool class, declared as a tool. */
@@ -55,6 +57,8 @@ export interface ToolMethodOptions {
   meta?: Record<string, unknown>;
   /** OAuth scopes the caller's principal must hold, besides the class's. */
   scopes?: readonly string[];
+  /** Labels to select the tool by, besides the class's. */
+  tags?: readonly string[];
   /** What the method may ask the user (`confirm`, `elicit`); see `RuntimeToolConfig.asks`. */
   asks?: ToolAsks;
   /** Whether MCP clients may (or must) run it as a task; see `RuntimeToolConfig.task`. */
@@ -139,6 +143,7 @@ export function classTools(target: Class): readonly ClassTool[] {
           },
           context: metadata.context,
           scopes: [...(metadata.scopes ?? []), ...(tool.scopes ?? [])],
+          tags: [...(metadata.tags ?? []), ...(tool.tags ?? [])],
         },
         `${target.name}.${tool.methodName}`,
       );

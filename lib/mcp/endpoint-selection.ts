@@ -18,8 +18,8 @@ import { MCP_MESSAGES } from './mcp.messages.js';
 
 /**
  * Which of the application's MCP tools, resources and prompts one endpoint serves. `include`,
- * `classes` and `services` add up (none of them: everything); `exclude` then takes names away.
- * Every name, class and service must exist on MCP, and the endpoint must serve something: the
+ * `classes`, `services` and `tags` add up (none of them: everything); `exclude` then takes names
+ * away. Every name, class, service and tag must exist on MCP, and the endpoint must serve something: the
  * endpoint refuses to start otherwise, naming the closest ones.
  */
 export interface McpSelection {
@@ -29,6 +29,8 @@ export interface McpSelection {
   classes?: readonly Class[];
   /** Everything declared under these service names (`serviceName` of a class or a runtime tool). */
   services?: readonly string[];
+  /** Everything that carries one of these tags (`tags` of a tool, resource, prompt or class). */
+  tags?: readonly string[];
   /** Not these names, whatever selected them. */
   exclude?: readonly string[];
 }
@@ -93,7 +95,14 @@ export function selectedOperations(
     }
     for (const tool of all) if (tool.spec.identity.serviceName === service) picked.add(tool);
   }
-  const adds = selection.include ?? selection.classes ?? selection.services;
+  const tags = [...new Set(all.flatMap((tool) => tool.spec.tags ?? []))].sort();
+  for (const tag of selection.tags ?? []) {
+    if (!tags.includes(tag)) {
+      throw new ToolsConfigurationError(MCP_MESSAGES.selectedTag(where, tag, tags));
+    }
+    for (const tool of all) if (tool.spec.tags?.includes(tag)) picked.add(tool);
+  }
+  const adds = selection.include ?? selection.classes ?? selection.services ?? selection.tags;
   if (adds === undefined) for (const tool of all) picked.add(tool);
   const exclude = new Set(selection.exclude ?? []);
   for (const tool of picked) if (exclude.has(tool.spec.name)) picked.delete(tool);

@@ -50,6 +50,9 @@ export const MCP_MESSAGES = {
   selectedService: (where: string, service: string, known: readonly string[]) =>
     `${where}.select.services names "${service}", a service nothing served over MCP declares; ` +
     `the services are ${known.join(', ')}.`,
+  selectedTag: (where: string, tag: string, known: readonly string[]) =>
+    `${where}.select.tags names "${tag}", a tag nothing served over MCP carries; ` +
+    (known.length > 0 ? `the tags are ${known.join(', ')}.` : 'nothing has tags.'),
   selectedNothing: (where: string) =>
     `${where}.select selects nothing: the endpoint would serve no tool, resource or prompt. ` +
     `Check its include, classes, services and exclude.`,

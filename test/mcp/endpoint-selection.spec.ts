@@ -28,6 +28,7 @@ const purge = defineRuntimeTool({
   description: 'Purge the cache',
   identity: { serviceName: 'ops', action: 'purge', method: 'DELETE' },
   input: z.object({}),
+  tags: ['admin', 'ops'],
   handler: () => ({ purged: true }),
 });
 const handbook = defineResource({
@@ -46,6 +47,7 @@ const standup = definePrompt({
   name: 'standup',
   description: 'Stand-up',
   args: z.object({}),
+  tags: ['admin'],
   get: () => 'Write the stand-up.',
 });
 
@@ -111,6 +113,17 @@ describe('an endpoint that selects part of the invoker', () => {
     expect(await narrowed.invoke('health_ping', {}, { transport: 'MCP' })).toMatchObject({
       ok: true,
     });
+  });
+
+  it('selects by tag: tools and operations carrying one, an unknown tag refused', () => {
+    const narrowed = selectedInvoker(catalogInvoker(invoker), { tags: ['admin'] }, 'mcp');
+    expect(narrowed.names('MCP')).toEqual(['ops_purge']);
+    expect(narrowed.operations('MCP', 'prompt').map((prompt) => prompt.name)).toEqual(['standup']);
+    expect(narrowed.operations('MCP', 'resource')).toEqual([]);
+    expect(invoker.find('ops_purge', 'MCP')?.tags).toEqual(['admin', 'ops']);
+    expect(() => selectedInvoker(catalogInvoker(invoker), { tags: ['admn'] }, 'mcp')).toThrow(
+      'mcp.select.tags names "admn", a tag nothing served over MCP carries; the tags are admin, ops.',
+    );
   });
 
   it('narrows every method of the catalog', () => {

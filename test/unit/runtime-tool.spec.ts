@@ -246,6 +246,31 @@ describe('defineRuntimeTool', () => {
       );
     });
 
+    it.each([[['']], [['has space']], [['x'.repeat(65)]], ['admin'], [[7]]])(
+      'refuses the tags %p',
+      (tags) => {
+        expect(() => defineRuntimeTool({ ...base, tags: tags as any })).toThrow(
+          CORE_MESSAGES.tags('billing_get_invoice', 'runtime tool billing.getInvoice', tags),
+        );
+      },
+    );
+
+    it('refuses scopes given as one string, not split into letters', () => {
+      expect(() => defineRuntimeTool({ ...base, scopes: 'kb:read' as any })).toThrow(
+        CORE_MESSAGES.scope('billing_get_invoice', 'runtime tool billing.getInvoice', 'kb:read'),
+      );
+    });
+
+    it('keeps tags once each, frozen, on the spec and the descriptor', () => {
+      const tool = defineRuntimeTool({ ...base, tags: ['admin', 'billing:read', 'admin'] });
+      expect(tool.tags).toEqual(['admin', 'billing:read']);
+      expect(Object.isFrozen(tool.tags)).toBe(true);
+      expect(createToolInvoker([tool]).find(tool.name, 'MCP')?.tags).toEqual([
+        'admin',
+        'billing:read',
+      ]);
+    });
+
     it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])('refuses timeoutMs %p', (timeoutMs) => {
       expect(() => defineRuntimeTool({ ...base, timeoutMs })).toThrow(
         CORE_MESSAGES.timeoutMs(

@@ -381,3 +381,34 @@ describe('an invoker over a tool class', () => {
     });
   });
 });
+
+describe('tags of a tool class', () => {
+  it("add the class's tags to each method's, once each", () => {
+    class OpsTools {
+      purge() {
+        return null;
+      }
+      ping() {
+        return null;
+      }
+    }
+    defineToolClass(OpsTools, {
+      serviceName: 'ops',
+      tags: ['admin'],
+      tools: [
+        {
+          methodName: 'purge',
+          action: 'purge',
+          method: 'DELETE',
+          description: 'Purge',
+          tags: ['ops', 'admin'],
+        },
+        { methodName: 'ping', action: 'ping', method: 'GET', description: 'Ping' },
+      ],
+    });
+    expect(classTools(OpsTools).map((tool) => [tool.name, tool.tags])).toEqual([
+      ['ops_purge', ['admin', 'ops']],
+      ['ops_ping', ['admin']],
+    ]);
+  });
+});
