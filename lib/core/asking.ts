@@ -119,8 +119,20 @@ export function clientCannotAnswerLog(name: string): string {
   );
 }
 
-// The tools each logger has been told about, so that a client calling again does not flood it.
-const toldOf = new WeakMap<ToolLogger, Set<string>>();
+// What each logger has been told, by text, so that a client calling again does not flood it.
+const toldOf = new WeakMap<object, Set<string>>();
+
+/**
+ * Logs a developer's advice about a caller's failed question once per logger and text: a client
+ * that calls again does not flood the log. At `warn` when the logger has it, else at `error`.
+ */
+export function adviseOnce(logger: Pick<ToolLogger, 'error' | 'warn'>, text: string): void {
+  let told = toldOf.get(logger);
+  if (!told) toldOf.set(logger, (told = new Set()));
+  if (told.has(text)) return;
+  told.add(text);
+  (logger.warn ?? logger.error).call(logger, text);
+}
 
 /**
  * The failure of a question whose caller gives no way to answer it. An MCP client gets the
@@ -129,14 +141,7 @@ const toldOf = new WeakMap<ToolLogger, Set<string>>();
  */
 function cannotAsk({ call, logger }: AskingCall): ToolError {
   if (call.source !== 'mcp') return inputUnavailable(call.name);
-  if (logger) {
-    let told = toldOf.get(logger);
-    if (!told) toldOf.set(logger, (told = new Set()));
-    if (!told.has(call.name)) {
-      told.add(call.name);
-      logger.warn?.(clientCannotAnswerLog(call.name));
-    }
-  }
+  if (logger) adviseOnce(logger, clientCannotAnswerLog(call.name));
   return clientCannotAnswer(call.name);
 }
 

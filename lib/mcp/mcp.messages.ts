@@ -50,6 +50,11 @@ export const MCP_MESSAGES = {
   selectedService: (where: string, service: string, known: readonly string[]) =>
     `${where}.select.services names "${service}", a service nothing served over MCP declares; ` +
     `the services are ${known.join(', ')}.`,
+  anonymousQuestion: (name: string) =>
+    `[toolwright] MCP: tool "${name}" asked the user during a 2025-era call whose request names ` +
+    'no caller, so the call failed with USER_INPUT_UNAVAILABLE: the answer comes as a request of ' +
+    'its own, matched to the question by its caller. Sign callers in (mcp.auth), or say who ' +
+    'calls with mcp.identify. (Logged once.)',
   selectedTag: (where: string, tag: string, known: readonly string[]) =>
     `${where}.select.tags names "${tag}", a tag nothing served over MCP carries; ` +
     (known.length > 0 ? `the tags are ${known.join(', ')}.` : 'nothing has tags.'),

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool, type ToolInvoker } from '../../lib/core/index.js';
 import { createMcpHttpHandler, serveStdio } from '../../lib/mcp/index.js';
 import { LegacyElicitation } from '../../lib/mcp/eras/2025-11-25/asking.js';
+import { MCP_MESSAGES } from '../../lib/mcp/mcp.messages.js';
 import { InMemoryInstanceBus } from '../../lib/core/instance-bus.js';
 import type { ToolQuestion } from '../../lib/core/asking.js';
 import {
@@ -68,7 +69,7 @@ function tools() {
 /** The application's own idea of who calls: its API key (a signed-in caller needs none). */
 const byApiKey = (request: unknown) => (request as IncomingMessage).headers.authorization;
 
-async function listen(ttlSeconds?: number, { anonymous = false } = {}) {
+async function listen(ttlSeconds?: number, { anonymous = false, warned = [] as string[] } = {}) {
   const invoker: ToolInvoker = createToolInvoker(tools(), {
     hooks: {
       afterToolCall: ({ name, result }) =>
@@ -78,7 +79,7 @@ async function listen(ttlSeconds?: number, { anonymous = false } = {}) {
   const handler = createMcpHttpHandler(invoker, {
     ...(ttlSeconds !== undefined && { requestState: { key: 'k'.repeat(32), ttlSeconds } }),
     ...(!anonymous && { identify: byApiKey }),
-    logger: { error: () => undefined },
+    logger: { error: () => undefined, warn: (message: string) => void warned.push(message) },
   });
   const server = createServer(handler);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -358,18 +359,27 @@ describe.each(['node:http', ...ADAPTERS] as const)(
 );
 
 describe('a 2025-era question over HTTP from a request that names no caller', () => {
-  it('fails with USER_INPUT_UNAVAILABLE naming the options, and asks nothing', async () => {
-    const anonymous = await listen(undefined, { anonymous: true });
+  it("fails with USER_INPUT_UNAVAILABLE in the client's words, logs the options once, and asks nothing", async () => {
+    const warned: string[] = [];
+    const anonymous = await listen(undefined, { anonymous: true, warned });
     servers.push(anonymous.server);
     const { client, posted } = await clientOf(anonymous.url, {});
     const result = await client.callTool({ name: 'records_delete', arguments: { id: 'r3' } });
+    await client.callTool({ name: 'records_delete', arguments: { id: 'r4' } });
     await client.close();
     expect(json(result)).toEqual({
       error: 'USER_INPUT_UNAVAILABLE',
       message: expect.stringContaining('names no caller'),
       retryable: false,
-      hint: 'Sign callers in (mcp.auth), or say who calls with mcp.identify.',
+      hint:
+        'Send the credentials this server knows callers by, or use a client of the ' +
+        '2026-07-28 revision, which answers within the same call.',
     });
+    expect(JSON.stringify(result)).not.toContain('mcp.auth');
+    // Once, whatever the number of calls (the other warning is the missing requestState key).
+    expect(warned.filter((line) => line.includes('names no caller'))).toEqual([
+      MCP_MESSAGES.anonymousQuestion('records_delete'),
+    ]);
     expect(posted.filter((message) => (message as { result?: unknown }).result)).toEqual([]);
   });
 });

@@ -7,12 +7,18 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ToolAnswer, ToolAsk, ToolQuestion } from '../../../core/asking.js';
+import {
+  adviseOnce,
+  type ToolAnswer,
+  type ToolAsk,
+  type ToolQuestion,
+} from '../../../core/asking.js';
 import { attempt, detached, detachedListener, ignore } from '../../../core/detached.js';
 import { ToolError } from '../../../core/errors.js';
 import type { InstanceBus } from '../../../core/instance-bus.js';
 import type { ToolLogger } from '../../../core/hooks.js';
 import { answerOf, digest, elicitationParams, unansweredInTime } from '../../asking.js';
+import { MCP_MESSAGES } from '../../mcp.messages.js';
 
 /** The id prefix of the `elicitation/create` requests this endpoint sends. */
 const ID_PREFIX = 'tw-elicit-';
@@ -263,7 +269,7 @@ export interface LegacyAsking {
   readonly elicitation?: LegacyElicitation;
   /** How long a question waits for its answer, in milliseconds. */
   readonly waitMs: number;
-  readonly logger: Pick<ToolLogger, 'error'>;
+  readonly logger: Pick<ToolLogger, 'error' | 'warn'>;
   /** Who is calling; never rejects. */
   readonly identity: () => Promise<string | undefined>;
 }
@@ -280,7 +286,7 @@ export async function legacyAsk(
 ): Promise<ToolAsk | undefined> {
   if (elicitation) {
     const caller = await identity();
-    if (caller === undefined) return askingNeedsIdentity;
+    if (caller === undefined) return askingNeedsIdentity(logger);
     try {
       if (!(await elicitation.canAsk(caller))) return undefined;
     } catch (error) {
@@ -318,15 +324,21 @@ export async function legacyAsk(
  * How a 2025-era question fails over HTTP when its request names no caller: its answer comes
  * as a request of its own, which could not be told apart from another anonymous caller's.
  */
-const askingNeedsIdentity: ToolAsk = (question) =>
-  Promise.reject(
-    new ToolError('USER_INPUT_UNAVAILABLE', {
-      message:
-        `Tool "${question.call.name}" could not ask the user: a 2025-era client answers in a ` +
-        'request of its own, and this request names no caller to match it with.',
-      hint: 'Sign callers in (mcp.auth), or say who calls with mcp.identify.',
-    }),
-  );
+function askingNeedsIdentity(logger: LegacyAsking['logger']): ToolAsk {
+  return (question) => {
+    adviseOnce(logger, MCP_MESSAGES.anonymousQuestion(question.call.name));
+    return Promise.reject(
+      new ToolError('USER_INPUT_UNAVAILABLE', {
+        message:
+          `Tool "${question.call.name}" could not ask the user: a 2025-era client answers in a ` +
+          'request of its own, and this request names no caller to match it with.',
+        hint:
+          'Send the credentials this server knows callers by, or use a client of the ' +
+          '2026-07-28 revision, which answers within the same call.',
+      }),
+    );
+  };
+}
 
 /**
  * Writes a message on the stream of the request `relatedRequestId` (an `elicitation/create`, a
