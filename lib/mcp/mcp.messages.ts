@@ -50,6 +50,11 @@ export const MCP_MESSAGES = {
   selectedService: (where: string, service: string, known: readonly string[]) =>
     `${where}.select.services names "${service}", a service nothing served over MCP declares; ` +
     `the services are ${known.join(', ')}.`,
+  anonymousTasks: () =>
+    '[toolwright] MCP: a request for a task named no caller, so it was refused (-32600): tasks ' +
+    'are kept for the caller that created them. Sign callers in (mcp.auth), or say who calls ' +
+    "with mcp.identify (by default the id of request.user, else the principal of the request's " +
+    'context). (Logged once.)',
   anonymousQuestion: (name: string) =>
     `[toolwright] MCP: tool "${name}" asked the user during a 2025-era call whose request names ` +
     'no caller, so the call failed with USER_INPUT_UNAVAILABLE: the answer comes as a request of ' +

@@ -20,7 +20,7 @@ import { unknownToolMessage } from '../core/naming.js';
 import { toFailure, type ToolResult } from '../core/result.js';
 import type { CompiledTool } from '../core/runner.js';
 import type { ToolContext } from '../core/types.js';
-import type { ToolAsk } from '../core/asking.js';
+import { adviseOnce, type ToolAsk } from '../core/asking.js';
 import type { InstanceBus } from '../core/instance-bus.js';
 import type { ToolTelemetry } from '../core/telemetry.js';
 import { identityKey } from '../core/caller-identity.js';
@@ -36,6 +36,7 @@ import { refusePublicCallerLists, sdkCacheHints } from './cache-hints.js';
 import type { Era, McpEra, McpEraSettings, McpToolCallParams } from './eras/era.js';
 import { legacyEra, type LegacyEra } from './eras/2025-11-25/index.js';
 import type { LegacyElicitation } from './eras/2025-11-25/asking.js';
+import { MCP_MESSAGES } from './mcp.messages.js';
 import type { Abortable, CancellableCalls } from './eras/2025-11-25/cancellation.js';
 import { modernEra } from './eras/2026-07-28/index.js';
 
@@ -375,11 +376,13 @@ export class McpToolSurface {
 
   /**
    * The owner of the tasks the current request creates or reads: its caller's identity, as a
-   * digest. A request that names nobody gets no task: `-32600`, naming the options that fix it.
+   * digest. A request that names nobody gets no task: `-32600`, and the log (once) the options
+   * that fix it.
    */
   private async owner(): Promise<string> {
     const identity = await this.identity();
     if (identity === undefined) {
+      adviseOnce(this.settings.logger, MCP_MESSAGES.anonymousTasks());
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, NO_IDENTITY_FOR_TASKS);
     }
     return identityKey(identity);
@@ -464,9 +467,8 @@ const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 const NO_IDENTITY: Promise<undefined> = Promise.resolve(undefined);
 
 const NO_IDENTITY_FOR_TASKS =
-  'Tasks are kept for the caller that created them, and this request names no caller: sign ' +
-  'callers in (mcp.auth), or say who calls with mcp.identify (by default the id of ' +
-  "request.user, else the principal of the request's context).";
+  'Tasks are kept for the caller that created them, and this request names no caller: send ' +
+  'the credentials this server knows its callers by.';
 
 /**
  * The per-request MCP server factory: `tools/list` from entries prepared once per era (filtered

@@ -1,7 +1,8 @@
 /**
  * A tool run as an MCP task through `connectMcpClient`, in memory: the official tasks requester
  * (`@modelcontextprotocol/ext-tasks`) over the 2.x client's 2025-11-25 handshake creates the
- * task, polls it and reads its result, as it would over HTTP.
+ * task, polls it and reads its result, as it would over HTTP; a request naming no caller gets no
+ * task, and the developer's fix goes to the log, not to the client.
  */
 import { describe, expect, it } from '@jest/globals';
 import type { IncomingMessage } from 'node:http';
@@ -11,6 +12,7 @@ import {
 } from '@modelcontextprotocol/ext-tasks/client';
 import { z } from 'zod';
 import { createToolInvoker, defineRuntimeTool } from '../../lib/core/index.js';
+import { MCP_MESSAGES } from '../../lib/mcp/mcp.messages.js';
 import { connectMcpClient } from '../../lib/testing/index.js';
 
 const report = defineRuntimeTool({
@@ -40,6 +42,29 @@ describe('a task through connectMcpClient (2025-11-25)', () => {
       expect(result._meta['io.modelcontextprotocol/related-task']).toEqual({
         taskId: expect.any(String),
       });
+    } finally {
+      await session.close();
+      await client.close();
+    }
+  });
+
+  it("is refused to a request naming no caller, in the client's words; the fix is logged once", async () => {
+    const warned: string[] = [];
+    const client = await connectMcpClient(createToolInvoker([report]), {
+      protocolVersion: '2025-11-25',
+      mcp: { logger: { error: () => undefined, warn: (line: string) => void warned.push(line) } },
+    });
+    const session = createTaskSessionFromClient(client as never, { endpointId: 'anonymous' });
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        await expect(session.callTool('reports_build', { rows: 1 })).rejects.toThrow(
+          'Tasks are kept for the caller that created them, and this request names no caller: ' +
+            'send the credentials this server knows its callers by.',
+        );
+      }
+      expect(warned.filter((line) => line.includes('task'))).toEqual([
+        MCP_MESSAGES.anonymousTasks(),
+      ]);
     } finally {
       await session.close();
       await client.close();
