@@ -118,7 +118,12 @@ function jsonSchemaParser(
 ): SchemaParser {
   let validate: ValidateFunction;
   try {
-    validate = engineFor(schema).compile(jsonSchemaOf(schema, io, owner) as object);
+    const engine = engineFor(schema);
+    const document = jsonSchemaOf(schema, io, owner);
+    // A document with an `$id` is compiled once per engine, as the SDK's validator does: a second
+    // compile of the same `$id` would be refused.
+    const id = typeof document.$id === 'string' ? document.$id : undefined;
+    validate = (id && engine.getSchema(id)) || engine.compile(document as object);
   } catch (error) {
     throw new ToolsConfigurationError(
       CORE_MESSAGES.invalidJsonSchema(owner, io, (error as Error)?.message),

@@ -69,6 +69,18 @@ describe('parserOf', () => {
     expect(tuple(['a', 'b'])).toMatchObject({ success: false });
   });
 
+  it('compiles two documents of one $id once, as the SDK does, instead of refusing the second', () => {
+    const document = () => ({
+      $id: 'https://example.com/schemas/point',
+      type: 'object',
+      properties: { x: { type: 'number' } },
+    });
+    const first = parserOf(document());
+    const second = parserOf(document());
+    expect(second({ x: 'no' })).toMatchObject({ success: false });
+    expect(first({ x: 1 })).toMatchObject({ success: true });
+  });
+
   it('refuses a JSON Schema the validator cannot compile, naming its owner', () => {
     expect(() => parserOf({ type: 'no-such-type' }, 'Tool "t" (here)')).toThrow(
       ToolsConfigurationError,
