@@ -9,7 +9,8 @@ if [ ! -f ../dist/index.js ]; then
   echo "bench: the library is not built; run \`npm ci && npm run build\` at the repository root first." >&2
   exit 1
 fi
-if [ ! -f node_modules/@rekog/mcp-nest/package.json ] || [ ! -f node_modules/autocannon/package.json ]; then
+if [ ! -f node_modules/@rekog/mcp-nest/package.json ] || [ ! -f node_modules/autocannon/package.json ] \
+  || [ ! -f node_modules/fastmcp/package.json ]; then
   npm ci --no-audit --no-fund
 fi
 ../node_modules/.bin/tsc -p tsconfig.json

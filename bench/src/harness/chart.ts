@@ -34,7 +34,12 @@ export interface HttpResults {
   readonly date: string;
   readonly machine: string;
   readonly settings: Readonly<Record<string, number>>;
-  readonly targets: ReadonlyArray<{ readonly id: string; readonly label: string }>;
+  readonly targets: ReadonlyArray<{
+    readonly id: string;
+    readonly label: string;
+    /** The eras the target does not speak: its cells there are not applicable, not missing. */
+    readonly notApplicable?: readonly Era[];
+  }>;
   readonly cells: readonly ResultCell[];
 }
 
@@ -100,14 +105,26 @@ export function renderChart(results: HttpResults): string {
     }
     const groupWidth = (width - 16 - left) / ERAS.length;
     ERAS.forEach((era, e) => {
-      const group = results.targets.flatMap((target) =>
-        cells.filter((cell) => cell.era === era && cell.target === target.id),
-      );
+      // A target that does not speak the era keeps its place in the group, marked n/a.
+      const group = results.targets.flatMap((target): Array<ResultCell | { target: string }> => {
+        const measured = cells.filter((cell) => cell.era === era && cell.target === target.id);
+        return measured.length === 0 && target.notApplicable?.includes(era)
+          ? [{ target: target.id }]
+          : measured;
+      });
       const groupLeft = left + e * groupWidth;
       const barWidth = Math.min(56, (groupWidth - 40) / Math.max(group.length, 1));
       const barsLeft = groupLeft + (groupWidth - barWidth * group.length) / 2;
       group.forEach((cell, b) => {
         const x = barsLeft + b * barWidth;
+        if (!('cpuUs' in cell)) {
+          parts.push(
+            `<text x="${x + barWidth / 2}" y="${base - 3}" text-anchor="middle" font-size="10" fill="${color.get(cell.target)}"><title>${escape(
+              `${cell.target} ${SCENARIO_LABEL[scenario]} ${era}: not applicable (does not speak this era)`,
+            )}</title>n/a</text>`,
+          );
+          return;
+        }
         parts.push(
           `<rect x="${x + 2}" y="${y(cell.cpuUs)}" width="${barWidth - 4}" height="${base - y(cell.cpuUs)}" fill="${color.get(cell.target)}"><title>${escape(
             `${cell.target} ${SCENARIO_LABEL[scenario]} ${era}: ${Math.round(cell.cpuUs)} µs`,
@@ -118,7 +135,7 @@ export function renderChart(results: HttpResults): string {
       parts.push(
         `<text x="${groupLeft + groupWidth / 2}" y="${base + 16}" text-anchor="middle" fill="#333333">${
           era === '2026' ? '2026-07-28 envelope' : '2025 stateless'
-        }${group.length === 0 ? ' (not measured)' : ''}</text>`,
+        }${group.every((cell) => !('cpuUs' in cell)) ? ' (not measured)' : ''}</text>`,
       );
     });
     parts.push(

@@ -1,6 +1,7 @@
 /**
- * `npm run bench:http`: toolwright on Express and on Fastify, `@rekog/mcp-nest` 2.0.5 and the
- * raw SDK rebuilt per request, each serving the same 51 tools as a child process on loopback
+ * `npm run bench:http`: toolwright on Express and on Fastify, `@rekog/mcp-nest` 2.0.5, the
+ * raw SDK rebuilt per request and `fastmcp` 4.20.16 (2025 era only: its 2026 cells are not
+ * applicable), each serving the same 51 tools as a child process on loopback
  * with NODE_ENV=production. Each of BENCH_ROUNDS rounds starts every target (a fresh process per
  * round) and measures four tools cells — `tools/call echo` then `tools/list`, each on the 2025 era
  * (stateless POSTs after one real `initialize`) and the 2026-07-28 era (the request the real
@@ -21,8 +22,9 @@
  * several seconds of load after they start; and a toolwright server's first resources or prompts
  * cell, the first to run the SDK path), BENCH_DURATION_S (4), BENCH_ROUNDS (3),
  * BENCH_CONNECTIONS (10), BENCH_TARGETS (comma-separated ids: toolwright-express,
- * toolwright-fastify, rekog, sdk by default; toolwright-express-auth, toolwright-fastify-auth,
- * toolwright-express-otel and toolwright-fastify-otel only when named), BENCH_SCENARIOS
+ * toolwright-fastify, rekog, sdk, fastmcp by default; toolwright-express-auth,
+ * toolwright-fastify-auth, toolwright-express-otel and toolwright-fastify-otel only when named),
+ * BENCH_SCENARIOS
  * (comma-separated: call, list, resources, prompts, read; every one by default, each measured on
  * the targets that serve it), BENCH_NODE_OPTIONS (node flags for the servers).
  *
@@ -176,7 +178,8 @@ const SETTINGS: CellSettings = {
 };
 
 /**
- * The 2026-07-28 client's requests, captured against the first target of the run, and again
+ * The 2026-07-28 client's requests, captured against the first target of the run (the first
+ * that does not declare the 2025 era only, `BenchTarget.eras`), and again
  * against the first target that declares resources and prompts when that one did not (the
  * tools' requests already captured are kept).
  */
@@ -230,20 +233,36 @@ async function startTarget(
     console.log(
       `[round ${round}] ${spec.label}: pid ${server.pid}, ready in ${int(server.ready.bootMs)} ms`,
     );
-    await captureModern(server.url, target, modern, bearer);
+    // A server declared 2025-only is never the one the 2026 client's requests are captured from.
+    const declares2026 = target.eras?.includes('2026') ?? true;
+    if (declares2026) await captureModern(server.url, target, modern, bearer);
     const version = await initialize2025(server.url, spec.label, bearer);
     negotiated.set(spec.id, version);
     if (auth) {
       await assertSignsIn(server.url, requests2025(version).call, auth, spec.label);
     }
-    const modernOk = await speaks2026(
-      server.url,
-      sign(modern.requests!).list,
-      `${spec.label} 2026 probe`,
-    );
+    // Probed even when declared 2025-only (when another target's capture gave the requests): a
+    // server that answers 2026-07-28 after all must be measured on it, not left out.
+    const modernOk =
+      modern.requests !== undefined &&
+      (await speaks2026(server.url, sign(modern.requests).list, `${spec.label} 2026 probe`));
+    if (modernOk && !declares2026) {
+      throw new BenchFailure(
+        `${spec.label} answered a 2026-07-28 request, yet its target declares the 2025 era ` +
+          `only (targets.ts): declare both eras so that its 2026 cells are measured`,
+      );
+    }
     if (!modernOk) {
       no2026.add(spec.id);
-      console.log(`  ${spec.label} does not speak 2026-07-28: its 2026 cells are skipped`);
+      console.log(
+        declares2026
+          ? `  ${spec.label} does not speak 2026-07-28: its 2026 cells are skipped`
+          : `  ${spec.label} speaks the 2025 revisions only (` +
+              (modern.requests
+                ? 'it refused the 2026-07-28 request'
+                : 'not probed: no 2026 requests captured yet') +
+              `): its 2026 cells are not applicable`,
+      );
     }
     const requests = {
       '2025': sign(requests2025(version)),
@@ -340,7 +359,9 @@ function report(targets: readonly BenchTarget[]): void {
         if (era === '2026' && no2026.has(target.id)) {
           return [
             target.label,
-            'does not speak 2026-07-28: skipped',
+            target.eras?.includes('2026') === false
+              ? 'n/a: speaks the 2025 revisions only'
+              : 'does not speak 2026-07-28: skipped',
             '',
             '',
             '',
@@ -761,7 +782,11 @@ function writeResults(targets: readonly BenchTarget[], machine: string): void {
       connections: CONNECTIONS,
       tools: TOOLS,
     },
-    targets: targets.map((target) => ({ id: target.id, label: target.label })),
+    targets: targets.map((target) => ({
+      id: target.id,
+      label: target.label,
+      ...(no2026.has(target.id) && { notApplicable: ['2026' as const] }),
+    })),
     cells,
   };
   for (const file of [RESULTS_JSON, RESULTS_SVG]) mkdirSync(dirname(file), { recursive: true });

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { BENCH_DIR } from '../shared/paths.js';
 import { ALL_SCENARIOS, SCENARIOS } from './cells.js';
-import type { Scenario } from './mcp.js';
+import type { Era, Scenario } from './mcp.js';
 import type { ServerSpec } from './server-process.js';
 
 export interface BenchTarget extends ServerSpec {
@@ -34,6 +34,13 @@ export interface BenchTarget extends ServerSpec {
   readonly floor?: string;
   /** Measured only when BENCH_TARGETS names it, never in the default run. */
   readonly optIn?: boolean;
+  /**
+   * The eras the server speaks, both when absent. A 2025-only server is never the one the
+   * 2026-07-28 client's requests are captured against, must still refuse them when they were
+   * captured against another target (or the run fails), and its 2026 cells are reported as not
+   * applicable.
+   */
+  readonly eras?: readonly Era[];
 }
 
 /**
@@ -130,6 +137,13 @@ export const ALL_TARGETS: readonly BenchTarget[] = [
     id: 'sdk',
     label: 'SDK createMcpHandler per request (node:http)',
     entry: 'servers/sdk.js',
+  },
+  // FastMCP 4.x is built on the MCP SDK 1.x: the 2025 revisions only.
+  {
+    id: 'fastmcp',
+    label: 'fastmcp 4.20.16 (stateless httpStream, JSON)',
+    entry: 'servers/fastmcp.js',
+    eras: ['2025'],
   },
   // What Nest and the adapter cost for the same JSON-RPC work, without an MCP SDK (opt-in).
   ...ADAPTERS.map((adapter): BenchTarget => ({
