@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../sample/ports.js';
 import { waitFor } from '../fixtures/timing.js';
+import { alive } from '../fixtures/processes.js';
 
 const dirs: string[] = [];
 const launched: Array<{ cluster: ChildProcess; output: () => string }> = [];
@@ -38,15 +39,6 @@ function launch(port: number) {
 /** The PIDs of the processes the launcher said it started. */
 const startedPids = (output: string) =>
   [...output.matchAll(/started \(pid (\d+)\)/g)].map((match) => Number(match[1]));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 afterEach(async () => {
   for (const { cluster, output } of launched.splice(0)) {

@@ -20,6 +20,7 @@ import { accepts, freePort } from '../../sample/ports.js';
 import { SEEDED_USERS } from '../../sample/database/seed.js';
 import { rpc } from '../fixtures/mcp-http.js';
 import { waitFor } from '../fixtures/timing.js';
+import { alive } from '../fixtures/processes.js';
 
 const [alice, , gina] = SEEDED_USERS;
 
@@ -46,16 +47,6 @@ async function client(key: string): Promise<Client> {
 /** A 2025-era JSON-RPC request as alice, to the proxy or to one instance. */
 const post = (url: string, method: string, params: Record<string, unknown>) =>
   rpc(url, 'legacy', method, params, { authorization: `Bearer ${alice.apiKey}` });
-
-/** Whether a process of this PID is still there. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The PID the launcher last printed for an instance (at startup, or when it came back). */
 function instancePid(number: number): number {
