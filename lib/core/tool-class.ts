@@ -81,6 +81,19 @@ export interface ToolClassMetadata extends ToolClassOptions {
   readonly guards?: readonly unknown[];
 }
 
+/**
+ * The class's list and the method's, one after the other. Anything but a list (a scope given as
+ * one string) is passed on as it is, for `assertToolSpec` to refuse, rather than spread into
+ * letters.
+ */
+function joined(
+  own: readonly string[] | undefined,
+  method: readonly string[] | undefined,
+): readonly string[] | undefined {
+  for (const list of [own, method]) if (list !== undefined && !Array.isArray(list)) return list;
+  return [...(own ?? []), ...(method ?? [])];
+}
+
 /** A tool declared by a method of a class; an invoker binds it to an instance. */
 export interface ClassTool extends ToolSpec {
   readonly kind: 'class';
@@ -142,8 +155,8 @@ export function classTools(target: Class): readonly ClassTool[] {
             ...((tool.meta ?? metadata.meta) !== undefined && { meta: tool.meta ?? metadata.meta }),
           },
           context: metadata.context,
-          scopes: [...(metadata.scopes ?? []), ...(tool.scopes ?? [])],
-          tags: [...(metadata.tags ?? []), ...(tool.tags ?? [])],
+          scopes: joined(metadata.scopes, tool.scopes),
+          tags: joined(metadata.tags, tool.tags),
         },
         `${target.name}.${tool.methodName}`,
       );

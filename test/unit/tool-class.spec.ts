@@ -411,4 +411,20 @@ describe('tags of a tool class', () => {
       ['ops_ping', ['admin']],
     ]);
   });
+
+  it('refuses scopes or tags given as one string on the class, not split into letters', () => {
+    class OneString {
+      run() {
+        return null;
+      }
+    }
+    defineToolClass(OneString, {
+      serviceName: 'one',
+      scopes: 'kb:read' as never,
+      tools: [{ methodName: 'run', action: 'run', method: 'GET', description: 'Run' }],
+    });
+    expect(() => createToolInvoker([OneString])).toThrow(
+      CORE_MESSAGES.scope('one_run', 'OneString.run', 'kb:read'),
+    );
+  });
 });
