@@ -159,6 +159,28 @@ export function depthChecked(payload: Readable & { receivedEncodedLength?: numbe
 }
 
 /**
+ * Reads a body's depth as its reader receives it, without a stream in between: once the text
+ * nests deeper than `MAX_JSON_DEPTH`, the reader hears a {@link BodyTooDeepError} on the body
+ * stream, before the next chunk and before the end, so it never parses the text. The reader
+ * must attach its `data` and `error` listeners in the same turn as this one (a framework's body
+ * reader right after a hook returns).
+ */
+export function refuseWhenTooDeep(payload: Readable): void {
+  const gauge = new JsonDepthGauge();
+  const read = (chunk: Buffer | string) => {
+    if (gauge.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) return;
+    payload.removeListener('data', read);
+    // After this chunk's other listeners ran: an error emitted from inside the emit would reach
+    // them before it (they are called from a copy of the list). The end is queued after it.
+    process.nextTick(() => {
+      // A reader that already stopped (its own limit) has nothing more to hear.
+      if (payload.listenerCount('error') > 0) payload.emit('error', new BodyTooDeepError());
+    });
+  };
+  payload.on('data', read);
+}
+
+/**
  * The URL of a request. A Host header that cannot be part of a URL (`a b`, `[`, `x:99999`,
  * `user@host`) must not make building the request throw: the URL then uses `localhost`, and the
  * Host check, which reads the header itself, decides about the request.

@@ -5,6 +5,7 @@
  * and its bound on nesting, checked on the bytes before anything parses them.
  */
 import 'reflect-metadata';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import {
   Body,
@@ -485,6 +486,45 @@ describe.each(ADAPTERS)('the MCP route body depth (%s)', (adapter) => {
     const unsigned = await post(`${url}/mcp`, nestedCall(4));
     expect(unsigned.status).toBe(401);
     expect(seen.guarded).toBe(1);
+  });
+});
+
+describe('the MCP route body depth of a compressed or kept body (express)', () => {
+  const apps = new TestApps();
+  afterAll(() => apps.closeAll());
+
+  /** A `tools/call` of `tenancy_echo` with an ignored argument nesting `extra` levels. */
+  const call = (extra: number) =>
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tenancy_echo",' +
+    `"arguments":{"text":"hi","extra":${'['.repeat(extra)}${']'.repeat(extra)}}}}`;
+  const send = (url: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+    raw(`${url}/mcp`, { method: 'POST', headers: { ...HEADERS, ...headers }, body });
+
+  it("reads a gzip body's depth once inflated: served within MAX_JSON_DEPTH, refused one level past it", async () => {
+    const url = await listen(apps, 'express', module());
+    const gzip = { 'content-encoding': 'gzip' };
+    const served = await send(url, gzipSync(call(MAX_JSON_DEPTH - 3)), gzip);
+    expect({ status: served.status, echoed: echoedLength(served) }).toEqual({
+      status: 200,
+      echoed: 2,
+    });
+    const refused = await send(url, gzipSync(call(MAX_JSON_DEPTH - 2)), gzip);
+    expect({ status: refused.status, code: json(refused).error?.code }).toEqual({
+      status: 400,
+      code: -32700,
+    });
+    expect(json(refused).error.message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+  });
+
+  it('with mcp.rawBody, refuses a body too deep as without it, and serves the next', async () => {
+    const url = await listen(apps, 'express', module({ rawBody: true }));
+    const refused = await send(url, call(MAX_JSON_DEPTH - 2));
+    expect({ status: refused.status, code: json(refused).error?.code }).toEqual({
+      status: 400,
+      code: -32700,
+    });
+    const served = await send(url, call(4));
+    expect(echoedLength(served)).toBe(2);
   });
 });
 

@@ -6,10 +6,10 @@ import { jsonTextTooDeep } from '../../core/json-depth.js';
 import {
   BODY_TOO_DEEP_MESSAGE,
   BodyTooDeepError,
-  depthChecked,
   isJsonText,
   jsonRpcError,
   jsonRpcErrorBody,
+  refuseWhenTooDeep,
 } from '../../mcp/http-framing.js';
 import { MESSAGES } from '../tools.messages.js';
 import type { ResolvedMcpOptions } from './mcp-options.js';
@@ -149,23 +149,43 @@ function installBodyLimit(
     }
     const appParser = stack.find((layer) => layer?.handle?.name === 'jsonParser');
     if (!appParser) return;
-    // Every request this parser is given is a JSON request to the MCP route. Its `verify` sees
-    // the bytes before they are parsed, and keeps them as `rawBody` with `mcp.rawBody` (Nest's
-    // own `rawBody` would replace the `verify`).
+    // Every request these parsers are given is a JSON request to the MCP route. A body as sent
+    // (most are) has its depth read as the parser receives it, with no `verify` (which would
+    // cost a copy of the bytes and a second decoding); a compressed one by a `verify` that sees
+    // the bytes inflated, before they are parsed. With `mcp.rawBody` a `verify` keeps the bytes
+    // as `rawBody` (Nest's own `rawBody` would replace the `verify`).
+    const keep = (request: { rawBody?: Buffer }, body: Buffer) => {
+      if (rawBody) request.rawBody = body;
+    };
     adapter.useBodyParser('json', false, {
       limit: maxBodyBytes,
       type: () => true,
       verify: (request: { rawBody?: Buffer }, _response: unknown, body: Buffer) => {
-        if (rawBody) request.rawBody = body;
+        keep(request, body);
         if (jsonTextTooDeep(body)) throw new BodyTooDeepError();
       },
     });
-    const mcp = stack.pop()!.handle!;
+    const encoded = stack.pop()!.handle!;
+    adapter.useBodyParser('json', false, {
+      limit: maxBodyBytes,
+      type: () => true,
+      ...(rawBody && {
+        verify: (request: { rawBody?: Buffer }, _response: unknown, body: Buffer) =>
+          keep(request, body),
+      }),
+    });
+    const plain = stack.pop()!.handle!;
     const app = appParser.handle!;
     appParser.handle = function jsonParser(request, response, next) {
-      return route.servesUrl(request.originalUrl ?? request.url) && isJsonRequest(request)
-        ? mcp(request, response, next)
-        : app(request, response, next);
+      if (!route.servesUrl(request.originalUrl ?? request.url) || !isJsonRequest(request)) {
+        return app(request, response, next);
+      }
+      const encoding = request.headers['content-encoding'];
+      if (encoding !== undefined && encoding !== 'identity') {
+        return encoded(request, response, next);
+      }
+      refuseWhenTooDeep(request as unknown as Readable);
+      return plain(request, response, next);
     };
   } else if (adapter.getType() === 'fastify') {
     instance.addHook(
@@ -187,7 +207,8 @@ function checkDepth(
   payload: Readable,
   done: (error: null, payload: Readable) => void,
 ): void {
-  done(null, depthChecked(payload));
+  refuseWhenTooDeep(payload);
+  done(null, payload);
 }
 
 /**
