@@ -97,15 +97,19 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, TaskRecord>();
   /** Each owner's task ids, oldest first. */
   private readonly owners = new Map<string, Set<string>>();
+  /**
+   * Each owner's tasks that are not terminal: what counts against `maxLive` is read from these
+   * alone, not from every ended task an owner's list still keeps until its time is up.
+   */
+  private readonly unfinished = new Map<string, Set<string>>();
   private nextSweep = 0;
 
   create(task: TaskRecord, { maxLive }: { readonly maxLive: number }): Promise<boolean> {
     this.sweep();
     if (this.liveCount(task.owner) >= maxLive) return Promise.resolve(false);
     this.tasks.set(task.taskId, task);
-    let owned = this.owners.get(task.owner);
-    if (!owned) this.owners.set(task.owner, (owned = new Set()));
-    owned.add(task.taskId);
+    addTo(this.owners, task.owner, task.taskId);
+    if (!isTerminal(task.status)) addTo(this.unfinished, task.owner, task.taskId);
     return Promise.resolve(true);
   }
 
@@ -120,6 +124,7 @@ export class InMemoryTaskStore implements TaskStore {
       ...next,
       leaseUntil: Math.max(current.leaseUntil, next.leaseUntil),
     });
+    if (isTerminal(next.status)) removeFrom(this.unfinished, current.owner, next.taskId);
     return Promise.resolve(true);
   }
 
@@ -152,7 +157,7 @@ export class InMemoryTaskStore implements TaskStore {
   private liveCount(owner: string): number {
     const now = Date.now();
     let live = 0;
-    for (const taskId of this.owners.get(owner) ?? []) {
+    for (const taskId of this.unfinished.get(owner) ?? []) {
       const task = this.live(taskId);
       if (task && !isTerminal(task.status) && task.leaseUntil > now) live++;
     }
@@ -169,9 +174,8 @@ export class InMemoryTaskStore implements TaskStore {
 
   private drop(task: TaskRecord): void {
     this.tasks.delete(task.taskId);
-    const owned = this.owners.get(task.owner);
-    owned?.delete(task.taskId);
-    if (owned?.size === 0) this.owners.delete(task.owner);
+    removeFrom(this.owners, task.owner, task.taskId);
+    removeFrom(this.unfinished, task.owner, task.taskId);
   }
 
   /**
@@ -186,4 +190,18 @@ export class InMemoryTaskStore implements TaskStore {
       if (task.createdAt + task.ttlMs <= now) this.drop(task);
     }
   }
+}
+
+/** Adds `id` to the set `sets` holds under `key`, making the set when it is the first. */
+function addTo(sets: Map<string, Set<string>>, key: string, id: string): void {
+  let set = sets.get(key);
+  if (!set) sets.set(key, (set = new Set()));
+  set.add(id);
+}
+
+/** Removes `id` from the set under `key`, and the set once it is empty. */
+function removeFrom(sets: Map<string, Set<string>>, key: string, id: string): void {
+  const set = sets.get(key);
+  set?.delete(id);
+  if (set?.size === 0) sets.delete(key);
 }
