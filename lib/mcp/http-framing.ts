@@ -161,21 +161,19 @@ export function depthChecked(payload: Readable & { receivedEncodedLength?: numbe
 /**
  * Reads a body's depth as its reader receives it, without a stream in between: once the text
  * nests deeper than `MAX_JSON_DEPTH`, the reader hears a {@link BodyTooDeepError} on the body
- * stream, before the next chunk and before the end, so it never parses the text. The reader
- * must attach its `data` and `error` listeners in the same turn as this one (a framework's body
- * reader right after a hook returns).
+ * stream at once, before the end, so it never parses the text (its own `data` listener still
+ * gets that chunk, as the listeners of one chunk are called from a copy of their list). The
+ * reader must attach its `data` and `error` listeners in the same turn as this one (a
+ * framework's body reader right after a hook returns).
  */
 export function refuseWhenTooDeep(payload: Readable): void {
   const gauge = new JsonDepthGauge();
   const read = (chunk: Buffer | string) => {
     if (gauge.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) return;
     payload.removeListener('data', read);
-    // After this chunk's other listeners ran: an error emitted from inside the emit would reach
-    // them before it (they are called from a copy of the list). The end is queued after it.
-    process.nextTick(() => {
-      // A reader that already stopped (its own limit) has nothing more to hear.
-      if (payload.listenerCount('error') > 0) payload.emit('error', new BodyTooDeepError());
-    });
+    // Now, not later: a body read whole from the buffer has its end queued before this chunk is
+    // handed out. A reader that already stopped (its own limit) has nothing more to hear.
+    if (payload.listenerCount('error') > 0) payload.emit('error', new BodyTooDeepError());
   };
   payload.on('data', read);
 }

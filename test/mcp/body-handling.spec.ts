@@ -444,6 +444,32 @@ describe.each(ADAPTERS)('the MCP route body depth (%s)', (adapter) => {
     expect(seen.guarded).toBe(1);
   });
 
+  it('refuses a body too deep that arrived whole while an asynchronous step of the application ran first', async () => {
+    const { seen, providers } = guarded();
+    // The body is read only after this step, by when all of it (and its end) is buffered.
+    const later = () => new Promise<void>((resolve) => setTimeout(resolve, 30));
+    const url = await listen(apps, adapter, { ...module(), providers }, (app) => {
+      if (adapter === 'fastify') {
+        app.getHttpAdapter().getInstance().addHook('onRequest', later);
+      } else {
+        app.use((_request: unknown, _response: unknown, next: () => void) => {
+          void later().then(next);
+        });
+      }
+    });
+    const signed = (body: string) =>
+      raw(`${url}/mcp`, { method: 'POST', headers: { ...HEADERS, 'x-api-key': 'sesame' }, body });
+
+    const deeper = await signed(nestedCall(MAX_JSON_DEPTH + 1));
+    expect({ status: deeper.status, body: json(deeper) }).toEqual({ status: 400, body: TOO_DEEP });
+    expect(seen.guarded).toBe(0);
+    const deepest = await signed(nestedCall(MAX_JSON_DEPTH));
+    expect({ status: deepest.status, echoed: echoedLength(deepest) }).toEqual({
+      status: 200,
+      echoed: TEXT.length,
+    });
+  });
+
   it('answers a deep body of a type no parser reads with 415, its depth error heard by no one, and serves the next', async () => {
     const url = await listen(apps, adapter, module());
     const unread = await raw(`${url}/mcp`, {
