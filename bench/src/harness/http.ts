@@ -504,10 +504,13 @@ interface CellRef {
 }
 
 /**
- * Cell `a`'s CPU per answer over cell `b`'s: the ratio of the medians, and the median of each
- * round's own ratio; `undefined` when either was not measured.
+ * Cell `a`'s CPU per answer over cell `b`'s: the ratio of the medians, each round's own ratio
+ * and their median; `undefined` when either was not measured.
  */
-function pairedCells(a: CellRef, b: CellRef): { ratio: number; paired: number } | undefined {
+function pairedCells(
+  a: CellRef,
+  b: CellRef,
+): { ratio: number; rounds: number[]; paired: number } | undefined {
   const mine = summarise(a.target.id, a.scenario, a.era);
   const base = summarise(b.target.id, b.scenario, b.era);
   if (!mine || !base) return undefined;
@@ -516,7 +519,7 @@ function pairedCells(a: CellRef, b: CellRef): { ratio: number; paired: number } 
     const other = others.find((candidate) => candidate.round === run.round);
     return other ? [run.load.cpuUsPerRequest / other.load.cpuUsPerRequest] : [];
   });
-  return { ratio: mine.cpuUs / base.cpuUs, paired: median(rounds) };
+  return { ratio: mine.cpuUs / base.cpuUs, rounds, paired: median(rounds) };
 }
 
 /**
@@ -690,22 +693,18 @@ function cpuComparison(
 ): { ratio: number; pairedRatio: number; text: string } | undefined {
   const mine = summarise(variant.id, scenario, era);
   const base = summarise(plain.id, scenario, era);
-  if (!mine || !base) return undefined;
-  const r = mine.cpuUs / base.cpuUs;
-  const rounds = (runs.get(cellKey(variant.id, scenario, era)) ?? []).flatMap((run) => {
-    const other = runs
-      .get(cellKey(plain.id, scenario, era))
-      ?.find((candidate) => candidate.round === run.round);
-    return other ? [run.load.cpuUsPerRequest / other.load.cpuUsPerRequest] : [];
-  });
-  const paired = median(rounds);
+  const compared = pairedCells(
+    { target: variant, scenario, era },
+    { target: plain, scenario, era },
+  );
+  if (!mine || !base || !compared) return undefined;
   return {
-    ratio: r,
-    pairedRatio: paired,
+    ratio: compared.ratio,
+    pairedRatio: compared.paired,
     text:
-      `${ratio(r)} (${fixed(mine.cpuUs, 0)} vs ${fixed(base.cpuUs, 0)} µs, ` +
+      `${ratio(compared.ratio)} (${fixed(mine.cpuUs, 0)} vs ${fixed(base.cpuUs, 0)} µs, ` +
       `${mine.cpuUs >= base.cpuUs ? '+' : '−'}${fixed(Math.abs(mine.cpuUs - base.cpuUs), 0)} µs per answer; ` +
-      `per round ${rounds.map(ratio).join(' ')}, median ${ratio(paired)}); ` +
+      `per round ${compared.rounds.map(ratio).join(' ')}, median ${ratio(compared.paired)}); ` +
       `req/s ${ratio(mine.rps / base.rps)}`,
   };
 }
