@@ -446,14 +446,20 @@ describe.each(ADAPTERS)('the MCP route body depth (%s)', (adapter) => {
 
   it('refuses a body too deep that arrived whole while an asynchronous step of the application ran first', async () => {
     const { seen, providers } = guarded();
-    // The body is read only after this step, by when all of it (and its end) is buffered.
-    const later = () => new Promise<void>((resolve) => setTimeout(resolve, 30));
+    // The body is read only after this step, which waits until all of it (and its end) has
+    // arrived and is buffered.
+    const whole = async (request: { complete: boolean }) => {
+      while (!request.complete) await new Promise((resolve) => setImmediate(resolve));
+    };
     const url = await listen(apps, adapter, { ...module(), providers }, (app) => {
       if (adapter === 'fastify') {
-        app.getHttpAdapter().getInstance().addHook('onRequest', later);
+        app
+          .getHttpAdapter()
+          .getInstance()
+          .addHook('onRequest', (request: { raw: { complete: boolean } }) => whole(request.raw));
       } else {
-        app.use((_request: unknown, _response: unknown, next: () => void) => {
-          void later().then(next);
+        app.use((request: { complete: boolean }, _response: unknown, next: () => void) => {
+          void whole(request).then(next);
         });
       }
     });

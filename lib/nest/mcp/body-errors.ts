@@ -154,27 +154,23 @@ function installBodyLimit(
     // cost a copy of the bytes and a second decoding); a compressed one by a `verify` that sees
     // the bytes inflated, before they are parsed. With `mcp.rawBody` a `verify` keeps the bytes
     // as `rawBody` (Nest's own `rawBody` would replace the `verify`).
-    const keep = (request: { rawBody?: Buffer }, body: Buffer) => {
-      if (rawBody) request.rawBody = body;
+    type Verify = (request: { rawBody?: Buffer }, response: unknown, body: Buffer) => void;
+    const parser = (verify: Verify | undefined) => {
+      adapter.useBodyParser!('json', false, {
+        limit: maxBodyBytes,
+        type: () => true,
+        ...(verify && { verify }),
+      });
+      return stack.pop()!.handle!;
     };
-    adapter.useBodyParser('json', false, {
-      limit: maxBodyBytes,
-      type: () => true,
-      verify: (request: { rawBody?: Buffer }, _response: unknown, body: Buffer) => {
-        keep(request, body);
-        if (jsonTextTooDeep(body)) throw new BodyTooDeepError();
-      },
+    const keep: Verify | undefined = rawBody
+      ? (request, _response, body) => void (request.rawBody = body)
+      : undefined;
+    const encoded = parser((request, response, body) => {
+      keep?.(request, response, body);
+      if (jsonTextTooDeep(body)) throw new BodyTooDeepError();
     });
-    const encoded = stack.pop()!.handle!;
-    adapter.useBodyParser('json', false, {
-      limit: maxBodyBytes,
-      type: () => true,
-      ...(rawBody && {
-        verify: (request: { rawBody?: Buffer }, _response: unknown, body: Buffer) =>
-          keep(request, body),
-      }),
-    });
-    const plain = stack.pop()!.handle!;
+    const plain = parser(keep);
     const app = appParser.handle!;
     appParser.handle = function jsonParser(request, response, next) {
       if (!route.servesUrl(request.originalUrl ?? request.url) || !isJsonRequest(request)) {
