@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { envNumber, fixed, machineLine, median, mib, ms, ratio, table } from './format.js';
 import { assertCleanLoad, measure } from './load.js';
 import { BenchFailure, initialize2025, requests2025, validateOnce } from './mcp.js';
-import { PINNED, startServer, type ServerSpec } from './server-process.js';
+import { PINNED, startServer, type RunningServer, type ServerSpec } from './server-process.js';
 import { ALL_TARGETS } from './targets.js';
 import { BUILD_DIR, REPO_DIR } from '../shared/paths.js';
 
@@ -57,8 +57,30 @@ function pair(adapter: string): [ServerSpec, ServerSpec] {
   return [find(`toolwright-${adapter}`), find(`floor-${adapter}`)];
 }
 
-/** `a` and `b` in alternating order: `a` first on even samples. */
-const alternate = <T>(i: number, a: T, b: T): [T, T] => (i % 2 === 0 ? [a, b] : [b, a]);
+/**
+ * `samples` figures of each of two servers, each taken by `take` from a fresh process that is
+ * stopped after, in alternating order (`toolwright` first on even samples).
+ */
+async function sideBySide(
+  toolwright: ServerSpec,
+  floor: ServerSpec,
+  samples: number,
+  take: (server: RunningServer) => number | Promise<number>,
+): Promise<[own: number[], base: number[]]> {
+  const own: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    for (const spec of i % 2 === 0 ? [toolwright, floor] : [floor, toolwright]) {
+      const server = await startServer(spec);
+      try {
+        (spec === toolwright ? own : base).push(await take(server));
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  return [own, base];
+}
 
 /** The ratio of the medians and the median of the samples' own ratios, with a verdict. */
 function ratios(
@@ -82,19 +104,7 @@ async function boot(): Promise<void> {
   const rows: string[][] = [];
   for (const adapter of ADAPTERS) {
     const [toolwright, floor] = pair(adapter);
-    const times = new Map<ServerSpec, number[]>([
-      [toolwright, []],
-      [floor, []],
-    ]);
-    for (let i = 0; i < BOOTS; i++) {
-      for (const spec of alternate(i, toolwright, floor)) {
-        const server = await startServer(spec);
-        times.get(spec)!.push(server.ready.bootMs);
-        await server.stop();
-      }
-    }
-    const own = times.get(toolwright)!;
-    const base = times.get(floor)!;
+    const [own, base] = await sideBySide(toolwright, floor, BOOTS, (server) => server.ready.bootMs);
     const { medians, paired, verdict } = ratios(own, base, BOOT_GOAL);
     rows.push([adapter, ms(median(own)), ms(median(base)), ratio(medians), ratio(paired), verdict]);
   }
@@ -116,30 +126,17 @@ async function memory(): Promise<void> {
       ...spec,
       env: { ...spec.env, TOOLS: String(MEMORY_TOOLS) },
     }));
-    const peaks = new Map<ServerSpec, number[]>([
-      [toolwright, []],
-      [floor, []],
-    ]);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const spec of alternate(round, toolwright, floor)) {
-        const server = await startServer(spec);
-        try {
-          const version = await initialize2025(server.url, spec.label);
-          const requests = requests2025(version);
-          for (const scenario of ['list', 'call'] as const) {
-            const request = requests[scenario];
-            await validateOnce(server.url, request, scenario, MEMORY_TOOLS, spec.label);
-            const load = await measure(server, { connections: 10, seconds: LOAD_S, request });
-            assertCleanLoad(load, `${spec.label} ${scenario}`);
-          }
-          peaks.get(spec)!.push(server.peakRss());
-        } finally {
-          await server.stop();
-        }
+    const [own, base] = await sideBySide(toolwright, floor, ROUNDS, async (server) => {
+      const version = await initialize2025(server.url, server.spec.label);
+      const requests = requests2025(version);
+      for (const scenario of ['list', 'call'] as const) {
+        const request = requests[scenario];
+        await validateOnce(server.url, request, scenario, MEMORY_TOOLS, server.spec.label);
+        const load = await measure(server, { connections: 10, seconds: LOAD_S, request });
+        assertCleanLoad(load, `${server.spec.label} ${scenario}`);
       }
-    }
-    const own = peaks.get(toolwright)!;
-    const base = peaks.get(floor)!;
+      return server.peakRss();
+    });
     const { medians, paired } = ratios(own, base);
     rows.push([adapter, mib(median(own)), mib(median(base)), ratio(medians), ratio(paired)]);
   }
