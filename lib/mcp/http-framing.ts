@@ -260,7 +260,8 @@ export function toWebRequest(
   if (parsedBody !== undefined) return { request: new Request(url, init), parsedBody };
   if (hasBody) {
     // Whoever reads the body gets it only as deep as `MAX_JSON_DEPTH`; a deeper one cannot be
-    // read (the SDK answers a parse error).
+    // read (the SDK answers a parse error). A stream in between rather than
+    // `refuseWhenTooDeep`: a web stream's reader throws on a chunk handed to it after its error.
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
       // A Buffer is a Uint8Array; typed the way the DOM's `BodyInit` accepts one.
       init.body = jsonTextTooDeep(body) ? unreadable() : (body as string | Uint8Array<ArrayBuffer>);
